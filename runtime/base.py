@@ -1,0 +1,82 @@
+"""The library's base: its version, its vector backend, the frozen hash, result names."""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .errors import RESULT_NAMES, UNKNOWN_RESULT_NAME, Result
+
+
+class Version(NamedTuple):
+    """maniVersion."""
+
+    major: int
+    minor: int
+    patch: int
+
+
+VERSION = Version(0, 1, 0)
+
+# Our kernels are numpy's: the library compiles no vector code of its own, so no CPU can
+# be the wrong one for this build and the honest backend name is the scalar one. (numpy
+# picks its own SIMD paths at run time, which is numpy's business, not ours.)
+SIMD_BACKEND = "scalar"
+
+
+def get_version() -> Version:
+    return VERSION
+
+
+def simd_backend() -> str:
+    return SIMD_BACKEND
+
+
+def is_cpu_backend_supported() -> bool:
+    return True
+
+
+def check_cpu() -> tuple[bool, str]:
+    """The once-per-process check a host makes: whether this CPU runs the backend."""
+    return is_cpu_backend_supported(), SIMD_BACKEND
+
+
+# ---- maniHash64, frozen ------------------------------------------------------------------
+# Eight bytes a round in the host's byte order, xored in, multiplied by an odd constant and
+# folded; the leftover bytes one at a time the same way; then a final avalanche. These five
+# numbers define every identity the library writes. Never change them.
+HASH_MULTIPLIER = 0x9E3779B97F4A7C15      # odd: the golden-ratio constant
+HASH_LENGTH_SALT = 0xC2B2AE3D27D4EB4F     # mixes the byte count into the seed
+HASH_FOLD_SHIFT = 32                      # each round xors the high half into the low
+HASH_FINAL_SHIFT = 29
+HASH_FINAL_MULTIPLIER = 0xBF58476D1CE4E5B9
+_MASK = (1 << 64) - 1
+_WORD = np.dtype("=u8")
+
+
+def hash64(seed: int, data) -> int:
+    """maniHash64: the 64-bit hash of a bytes-like object, with its frozen constants."""
+    view = memoryview(data).cast("B")
+    n = view.nbytes
+    m, fold = HASH_MULTIPLIER, HASH_FOLD_SHIFT
+    h = (int(seed) ^ ((n * HASH_LENGTH_SALT) & _MASK)) & _MASK
+    whole = n - n % 8
+    for w in np.frombuffer(view[:whole], dtype=_WORD).tolist():
+        h = ((h ^ w) * m) & _MASK
+        h ^= h >> fold
+    for b in view[whole:].tolist():
+        h = ((h ^ b) * m) & _MASK
+        h ^= h >> fold
+    h ^= h >> HASH_FINAL_SHIFT
+    h = (h * HASH_FINAL_MULTIPLIER) & _MASK
+    h ^= h >> fold
+    return h
+
+
+def result_name(result) -> str:
+    """maniGetResultName."""
+    try:
+        return RESULT_NAMES[Result(result)]
+    except ValueError:
+        return UNKNOWN_RESULT_NAME
+

@@ -1,0 +1,48 @@
+"""build.h: the builder and the skeleton build (the other builds join with their headers)."""
+from ..builder import Builder, BuilderDef, default_builder_def
+from ..errors import InvalidError
+
+__all__ = ["maniDefaultBuilderDef", "maniCreateBuilder", "maniDestroyBuilder",
+           "maniBuilder_GetMisuse", "maniBuildSkeleton", "maniBuilder_CopyBuilt",
+           "maniBuilder_CopySkeletonOrder"]
+
+
+def maniDefaultBuilderDef() -> BuilderDef:
+    return default_builder_def()
+
+
+def maniCreateBuilder(definition: BuilderDef) -> Builder:
+    if definition is None:
+        raise InvalidError("no def")
+    return Builder(definition)
+
+
+def maniDestroyBuilder(builder: Builder) -> None:
+    if builder is not None:
+        builder.destroy()
+
+
+def maniBuilder_GetMisuse(builder: Builder) -> int:
+    return builder.misuse if isinstance(builder, Builder) else 0
+
+
+def require_builder(builder) -> Builder:
+    if not isinstance(builder, Builder):
+        raise InvalidError("no builder")
+    return builder
+
+
+def maniBuildSkeleton(builder: Builder, source) -> None:
+    """Success returns None; the file is the builder's to copy (maniBuilder_CopyBuilt)."""
+    require_builder(builder).build_skeleton(source)
+
+
+def maniBuilder_CopyBuilt(builder: Builder, bufferOut=None):
+    """The file as bytes, or, into bufferOut, its size (CapacityError with .size when short)."""
+    return require_builder(builder).copy_built(bufferOut)
+
+
+def maniBuilder_CopySkeletonOrder(builder: Builder, boneOut=None):
+    """The skeleton index of each source bone (CapacityError with .count when short, the
+    array zeroed)."""
+    return require_builder(builder).copy_skeleton_order(boneOut)

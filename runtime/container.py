@@ -1,0 +1,204 @@
+"""The one file container every kind of file uses.
+
+Layout, little-endian, every field at its natural alignment:
+
+    offset  size  field
+    0       4     magic b"MAUL"
+    4       2     kind (FileKind)
+    6       2     format version of that kind (a file of another version is refused)
+    8       2     format minor: the newest section tag this file may hold
+    10      2     section count
+    12      4     reserved, 0
+    16      8     identity: maniHash64(seed = kind, bytes 32 to the end)
+    24      8     file size in bytes
+    32      24*n  section table, one entry a section:
+                    tag (4 ASCII bytes), since (u16, the minor that introduced the tag),
+                    reserved (u16, 0), offset (u64), size (u64)
+    ...           sections, in table order, each at a multiple of 16, zero padding between
+
+A section whose `since` is newer than the minor this library reads was written by a later
+format: VersionError. An unknown tag this library should know is a FormatError at the tag.
+Opening checks structure first, then the caller checks each section's content, then the
+identity, so a corrupted field is reported at its own bytes, never at the identity.
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from enum import IntEnum
+
+import numpy as np
+
+from .base import hash64
+from .errors import FormatError, InvalidError, VersionError
+
+MAGIC = b"MAUL"
+HEADER = struct.Struct("<4sHHHHIQQ")
+ENTRY = struct.Struct("<4sHHQQ")
+SECTION_ALIGN = 16
+BYTES_ALIGN = 8          # what an open requires of the caller's buffer address
+
+
+class FileKind(IntEnum):
+    """The container's kind field. Retarget map = 4 and mirror map = 13 are fixed by design."""
+
+    skeleton = 1
+    clip = 2
+    skin = 3
+    retarget_map = 4
+    influences = 5
+    morph_targets = 6
+    graph = 7
+    spring_set = 8
+    ragdoll = 9
+    motion_database = 10
+    learned_model = 11
+    saved_state = 12
+    mirror_map = 13
+    checkpoint = 14
+
+
+@dataclass(frozen=True)
+class Section:
+    tag: bytes
+    since: int
+    data: bytes
+
+
+def write(kind: FileKind, version: int, minor: int, sections: list[Section]) -> bytes:
+    """Lays sections out in the container and stamps the identity."""
+    table_end = HEADER.size + ENTRY.size * len(sections)
+    offsets, at = [], _align(table_end)
+    for s in sections:
+        offsets.append(at)
+        at = _align(at + len(s.data))
+    size = offsets[-1] + len(sections[-1].data) if sections else table_end
+    out = bytearray(size)
+    for i, (s, off) in enumerate(zip(sections, offsets)):
+        ENTRY.pack_into(out, HEADER.size + ENTRY.size * i, s.tag, s.since, 0, off, len(s.data))
+        out[off:off + len(s.data)] = s.data
+    identity = hash64(int(kind), memoryview(out)[HEADER.size:])
+    HEADER.pack_into(out, 0, MAGIC, int(kind), version, minor, len(sections), 0, identity, size)
+    return bytes(out)
+
+
+def _align(n: int) -> int:
+    return (n + SECTION_ALIGN - 1) // SECTION_ALIGN * SECTION_ALIGN
+
+
+def as_buffer(data) -> np.ndarray:
+    """The caller's bytes as a read-in-place uint8 array; refuses None and misalignment."""
+    if data is None:
+        raise InvalidError("no bytes")
+    try:
+        buf = np.frombuffer(data, dtype=np.uint8)
+    except (TypeError, ValueError) as exc:
+        raise InvalidError(f"not a bytes-like object: {exc}") from None
+    if buf.ctypes.data % BYTES_ALIGN:
+        raise InvalidError(f"bytes not aligned to {BYTES_ALIGN}")
+    return buf
+
+
+class Container:
+    """A checked view of a container: the header's facts and each section as a buffer.
+
+    Content checks use `offset_of(tag, byte)` to report the file offset of a wrong byte.
+    """
+
+    def __init__(self, buf: np.ndarray, kind: FileKind, version: int, minor: int,
+                 known: dict[bytes, int], required: tuple[bytes, ...] = ()):
+        self.buf = buf
+        size = buf.size
+        if size < HEADER.size:
+            first = _first_mismatch(buf.tobytes(), MAGIC)
+            raise FormatError("file shorter than its header", min(first, size))
+        magic, file_kind, file_version, file_minor, count, reserved, identity, declared = \
+            HEADER.unpack_from(buf, 0)
+        if magic != MAGIC:
+            raise FormatError("not a Maul Anim file", _first_mismatch(magic, MAGIC))
+        if file_kind != kind:
+            raise FormatError(f"a file of kind {file_kind}, not {int(kind)}", 4)
+        if file_version != version:
+            raise VersionError(f"format version {file_version}; this library reads {version}")
+        if reserved:
+            raise FormatError("reserved header field set", 12)
+        if declared != size:
+            raise FormatError(f"declares {declared} bytes but holds {size}", 24)
+        table_end = HEADER.size + ENTRY.size * count
+        if table_end > size:
+            raise FormatError(f"{count} sections do not fit the file", 10)
+        self.identity = identity
+        self.minor = file_minor
+        self.sections: dict[bytes, tuple[int, int]] = {}
+        at = table_end
+        for i in range(count):
+            base = HEADER.size + ENTRY.size * i
+            tag, since, res, off, length = ENTRY.unpack_from(buf, base)
+            if since > minor:
+                raise VersionError(f"section {tag!r} is from format minor {since}; "
+                                   f"this library reads up to {minor}")
+            if known.get(tag) != since or since > file_minor:
+                raise FormatError(f"unknown section {tag!r}", base)
+            if tag in self.sections:
+                raise FormatError(f"section {tag!r} twice", base)
+            if res:
+                raise FormatError("reserved entry field set", base + 6)
+            if off % SECTION_ALIGN or off < at or off > size:
+                raise FormatError(f"section {tag!r} at a bad offset {off}", base + 8)
+            if length > size - off:
+                raise FormatError(f"section {tag!r} runs past the file", base + 16)
+            pad = buf[at:off]
+            if pad.any():
+                raise FormatError("padding not zero", at + int(np.flatnonzero(pad)[0]))
+            self.sections[tag] = (off, length)
+            at = off + length
+        if at != size:
+            raise FormatError("bytes after the last section", at)
+        for tag in required:
+            if tag not in self.sections:
+                raise FormatError(f"section {tag!r} missing", 10)
+        self._kind = kind
+
+    def has(self, tag: bytes) -> bool:
+        return tag in self.sections
+
+    def offset_of(self, tag: bytes, byte: int = 0) -> int:
+        return self.sections[tag][0] + byte
+
+    def array(self, tag: bytes, dtype, shape=None, *, entry: int | None = None) -> np.ndarray:
+        """A section as a typed array in place. Its size must be exactly what the shape says.
+
+        `entry` names a table field to blame when the size is wrong (a count in another
+        section), else the section's size field.
+        """
+        off, length = self.sections[tag]
+        dtype = np.dtype(dtype)
+        if shape is None:
+            if length % dtype.itemsize:
+                raise FormatError(f"section {tag!r} is not whole {dtype} items",
+                                  self._size_field(tag) if entry is None else entry)
+            shape = (length // dtype.itemsize,)
+        want = int(np.prod(shape)) * dtype.itemsize
+        if want != length:
+            raise FormatError(f"section {tag!r} holds {length} bytes, expected {want}",
+                              self._size_field(tag) if entry is None else entry)
+        return np.frombuffer(self.buf, dtype, int(np.prod(shape)), off).reshape(shape)
+
+    def raw(self, tag: bytes) -> np.ndarray:
+        off, length = self.sections[tag]
+        return self.buf[off:off + length]
+
+    def _size_field(self, tag: bytes) -> int:
+        index = list(self.sections).index(tag)
+        return HEADER.size + ENTRY.size * index + 16
+
+    def check_identity(self) -> None:
+        if hash64(int(self._kind), self.buf[HEADER.size:]) != self.identity:
+            raise FormatError("identity does not match the contents", 16)
+
+
+def _first_mismatch(a: bytes, b: bytes) -> int:
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return i
+    return min(len(a), len(b))

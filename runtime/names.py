@@ -1,0 +1,155 @@
+"""Name tables: UTF-8 names packed in one section, with offsets, hashes and a sorted index.
+
+Every file kind that names things (bones, tracks, parameters, nodes) stores its names the
+same way, so building, checking and finding a name is written once:
+
+    <P>OFF  u32[n + 1]  byte offsets into the names, from 0 to the names' length
+    <P>NAM  the UTF-8 bytes
+    <P>HSH  u64[n]      maniHash64(NAME_HASH_SEED, name) of each
+    <P>SRT  u32[n]      the items ordered by (hash, index), for a binary search by name
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import hash64
+from .container import Container, Section
+from .errors import BuildReason, FormatError, InvalidError, LimitError
+from .limits import MAX_NAME_BYTES, NAME_HASH_SEED, NO_BONE
+
+
+def name_bytes(name, what: str, item: int, *, reason_other: int = 0) -> bytes:
+    """A source name as UTF-8 bytes, refused (reason Name) when empty, not text or too long."""
+    if isinstance(name, str):
+        try:
+            raw = name.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidError(f"{what} {item}: name not encodable as UTF-8",
+                               reason=BuildReason.Name, item=item, other=reason_other) from None
+    elif isinstance(name, (bytes, bytearray, memoryview)):
+        raw = bytes(name)
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidError(f"{what} {item}: name not UTF-8",
+                               reason=BuildReason.Name, item=item, other=reason_other) from None
+    else:
+        raise InvalidError(f"{what} {item}: name is not text",
+                           reason=BuildReason.Name, item=item, other=reason_other)
+    if not raw:
+        raise InvalidError(f"{what} {item}: empty name",
+                           reason=BuildReason.Name, item=item, other=reason_other)
+    if len(raw) > MAX_NAME_BYTES:
+        raise LimitError(f"{what} {item}: name of {len(raw)} bytes past MAX_NAME_BYTES",
+                         reason=BuildReason.Name, item=item, other=reason_other)
+    return raw
+
+
+def hash_name(raw: bytes) -> int:
+    return hash64(NAME_HASH_SEED, raw)
+
+
+def check_unique(names: list[bytes], what: str) -> list[int]:
+    """Refuses a name given twice (DuplicateName) or two names of one hash (NameHash)."""
+    seen: dict[int, int] = {}
+    hashes = []
+    for i, raw in enumerate(names):
+        h = hash_name(raw)
+        j = seen.get(h)
+        if j is not None:
+            reason = BuildReason.DuplicateName if names[j] == raw else BuildReason.NameHash
+            raise InvalidError(f"{what} {i}: name {raw!r} clashes with {what} {j}",
+                               reason=reason, item=i, other=j)
+        seen[h] = i
+        hashes.append(h)
+    return hashes
+
+
+def sections(prefix: bytes, names: list[bytes], hashes: list[int], since: int = 0) -> list[Section]:
+    offsets = np.zeros(len(names) + 1, dtype="<u4")
+    np.cumsum([len(n) for n in names], out=offsets[1:])
+    h = np.array(hashes, dtype="<u8")
+    order = np.lexsort((np.arange(len(names)), h)).astype("<u4")
+    return [Section(prefix + b"OFF", since, offsets.tobytes()),
+            Section(prefix + b"NAM", since, b"".join(names)),
+            Section(prefix + b"HSH", since, h.tobytes()),
+            Section(prefix + b"SRT", since, order.tobytes())]
+
+
+def tags(prefix: bytes, since: int = 0) -> dict[bytes, int]:
+    return {prefix + s: since for s in (b"OFF", b"NAM", b"HSH", b"SRT")}
+
+
+class NameTable:
+    """A checked name table read in place; lookups stay within the file if bytes change."""
+
+    def __init__(self, c: Container, prefix: bytes, count: int, count_field: int):
+        self.offsets = c.array(prefix + b"OFF", "<u4", (count + 1,), entry=count_field)
+        self.data = c.raw(prefix + b"NAM")
+        self.hashes = c.array(prefix + b"HSH", "<u8", (count,), entry=count_field)
+        self.order = c.array(prefix + b"SRT", "<u4", (count,), entry=count_field)
+        self.count = count
+        off = self.offsets.astype(np.int64)
+        base = c.offset_of(prefix + b"OFF")
+        if off[0] != 0:
+            raise FormatError("names do not start at 0", base)
+        step = np.diff(off)
+        bad = np.flatnonzero((step < 1) | (step > MAX_NAME_BYTES))
+        if bad.size:
+            raise FormatError("a name empty, too long or out of order", base + 4 * (int(bad[0]) + 1))
+        if off[-1] != self.data.size:
+            raise FormatError("names do not end at the names' length", base + 4 * count)
+        names_at = c.offset_of(prefix + b"NAM")
+        hash_at = c.offset_of(prefix + b"HSH")
+        raw_all = self.data.tobytes()
+        for i in range(count):
+            raw = raw_all[off[i]:off[i + 1]]
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise FormatError("name not UTF-8", names_at + int(off[i]) + e.start) from None
+            if hash_name(raw) != int(self.hashes[i]):
+                raise FormatError("name hash does not match its name", hash_at + 8 * i)
+        order = self.order.astype(np.int64)
+        srt_at = c.offset_of(prefix + b"SRT")
+        if not np.array_equal(np.sort(order), np.arange(count)):
+            seen = np.zeros(count + 1, dtype=bool)
+            for k, v in enumerate(order):
+                if v >= count or seen[v]:
+                    raise FormatError("sorted name index not a permutation", srt_at + 4 * k)
+                seen[v] = True
+        sorted_hashes = self.hashes[order]
+        keys = np.lexsort((order, sorted_hashes))
+        if not np.array_equal(keys, np.arange(count)):
+            k = int(np.flatnonzero(keys != np.arange(count))[0])
+            raise FormatError("name index not sorted by hash", srt_at + 4 * k)
+        dup = np.flatnonzero(sorted_hashes[1:] == sorted_hashes[:-1])
+        if dup.size:
+            later = int(max(order[dup[0]], order[dup[0] + 1]))
+            raise FormatError("two names of one hash", names_at + int(off[later]))
+        # private copies for lookups, so bytes changed after the open cannot send a search
+        # outside the table
+        self._sorted_hashes = sorted_hashes
+        self._order = order
+
+    def name(self, i: int) -> str | None:
+        """Item i's name; None past the count or for a span outside the names."""
+        if not 0 <= i < self.count:
+            return None
+        a, b = int(self.offsets[i]), int(self.offsets[i + 1])
+        if not 0 <= a <= b <= self.data.size:
+            return None
+        return self.data[a:b].tobytes().decode("utf-8", errors="replace")
+
+    def find(self, name) -> int:
+        """The item of that name, or NO_BONE (which is MANI_NO_TRACK and the like too)."""
+        raw = name.encode("utf-8") if isinstance(name, str) else bytes(name)
+        h = hash_name(raw)
+        lo = int(np.searchsorted(self._sorted_hashes, h, side="left"))
+        while lo < self.count and int(self._sorted_hashes[lo]) == h:
+            i = int(self._order[lo])
+            a, b = int(self.offsets[i]), int(self.offsets[i + 1])
+            if 0 <= a <= b <= self.data.size and self.data[a:b].tobytes() == raw:
+                return i
+            lo += 1
+        return NO_BONE

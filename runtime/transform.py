@@ -1,0 +1,125 @@
+"""Transforms, quaternions and affines over arrays.
+
+A transform is ten floats: translation x y z, rotation quaternion x y z w, scale x y z. An
+affine is 3 rows of 4: the rotation-scale block, then the translation column. Every
+function here works on any leading shape, so one call serves a bone, a pose or a batch.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import InvalidError
+
+T, R, S = slice(0, 3), slice(3, 7), slice(7, 10)
+IDENTITY = np.array([0, 0, 0, 0, 0, 0, 1, 1, 1, 1], dtype=np.float32)
+IDENTITY_AFFINE = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]], dtype=np.float32)
+
+# The rotation matrix of a unit quaternion in its homogeneous form (x^2 + y^2 + z^2 + w^2 = 1
+# stands in for the identity): each of the nine entries is a signed sum of products of two
+# components. As a (16, 9) matrix over the outer product q q^T, the whole (n, 3, 3) block
+# is one outer product and one matmul.
+ROTATION_FROM_OUTER = np.zeros((16, 9), dtype=np.float32)
+for _entry, _terms in {
+    0: ((0, 0, 1), (1, 1, -1), (2, 2, -1), (3, 3, 1)),
+    1: ((0, 1, 2), (2, 3, -2)), 2: ((0, 2, 2), (1, 3, 2)), 3: ((0, 1, 2), (2, 3, 2)),
+    4: ((0, 0, -1), (1, 1, 1), (2, 2, -1), (3, 3, 1)),
+    5: ((1, 2, 2), (0, 3, -2)), 6: ((0, 2, 2), (1, 3, -2)), 7: ((1, 2, 2), (0, 3, 2)),
+    8: ((0, 0, -1), (1, 1, -1), (2, 2, 1), (3, 3, 1)),
+}.items():
+    for _a, _b, _weight in _terms:
+        ROTATION_FROM_OUTER[_a * 4 + _b, _entry] += _weight
+del _entry, _terms, _a, _b, _weight
+
+
+def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Hamilton product a * b (apply b, then a), xyzw."""
+    ax, ay, az, aw = np.moveaxis(a, -1, 0)
+    bx, by, bz, bw = np.moveaxis(b, -1, 0)
+    return np.stack([aw * bx + ax * bw + ay * bz - az * by,
+                     aw * by - ax * bz + ay * bw + az * bx,
+                     aw * bz + ax * by - ay * bx + az * bw,
+                     aw * bw - ax * bx - ay * by - az * bz], axis=-1)
+
+
+def quat_conj(q: np.ndarray) -> np.ndarray:
+    return q * np.array([-1, -1, -1, 1], dtype=q.dtype)
+
+
+def quat_rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Rotates vectors by unit quaternions: v + 2 w (u x v) + 2 u x (u x v)."""
+    u, w = q[..., :3], q[..., 3:4]
+    c = 2.0 * np.cross(u, v)
+    return v + w * c + np.cross(u, c)
+
+
+def quat_normalize(q: np.ndarray) -> np.ndarray:
+    return q / np.linalg.norm(q, axis=-1, keepdims=True)
+
+
+def rotation_matrices(q: np.ndarray) -> np.ndarray:
+    """(..., 4) unit quaternions to (..., 3, 3) rotation matrices."""
+    outer = (q[..., :, None] * q[..., None, :]).reshape(q.shape[:-1] + (16,))
+    return np.matmul(outer, ROTATION_FROM_OUTER).reshape(q.shape[:-1] + (3, 3))
+
+
+def compose_affines(transforms: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """(..., 10) transforms to (..., 3, 4) affines: scale, then rotation, then translation."""
+    np.multiply(rotation_matrices(transforms[..., R]), transforms[..., None, S], out=out[..., :3])
+    out[..., 3] = transforms[..., T]
+    return out
+
+
+def quats_from_matrices(m: np.ndarray) -> np.ndarray:
+    """(..., 3, 3) rotation matrices to unit quaternions with w >= 0 (Shepperd's method)."""
+    m = np.asarray(m, dtype=np.float64)
+    m00, m11, m22 = m[..., 0, 0], m[..., 1, 1], m[..., 2, 2]
+    trace = m00 + m11 + m22
+    # four candidate solutions, each well conditioned where its divisor is largest
+    cand = np.stack([
+        np.stack([m[..., 2, 1] - m[..., 1, 2], m[..., 0, 2] - m[..., 2, 0],
+                  m[..., 1, 0] - m[..., 0, 1], 1 + trace], -1),
+        np.stack([1 + m00 - m11 - m22, m[..., 0, 1] + m[..., 1, 0],
+                  m[..., 0, 2] + m[..., 2, 0], m[..., 2, 1] - m[..., 1, 2]], -1),
+        np.stack([m[..., 0, 1] + m[..., 1, 0], 1 - m00 + m11 - m22,
+                  m[..., 1, 2] + m[..., 2, 1], m[..., 0, 2] - m[..., 2, 0]], -1),
+        np.stack([m[..., 0, 2] + m[..., 2, 0], m[..., 1, 2] + m[..., 2, 1],
+                  1 - m00 - m11 + m22, m[..., 1, 0] - m[..., 0, 1]], -1),
+    ], -2)
+    pick = np.argmax(np.stack([trace, m00, m11, m22], -1), axis=-1)
+    q = np.take_along_axis(cand, pick[..., None, None], axis=-2)[..., 0, :]
+    q /= np.linalg.norm(q, axis=-1, keepdims=True)
+    q *= np.where(q[..., 3:4] < 0, -1.0, 1.0)
+    return q
+
+
+def decompose_affine(matrix) -> np.ndarray:
+    """maniDecomposeAffine: (3, 4) to a transform.
+
+    Translation is the fourth column; rotation the polar decomposition's (the rotation
+    nearest the block, exact for a shear-free block), from an SVD in binary64 so a zero or
+    flat axis still leaves a rotation made of the axes that remain; a mirror becomes a
+    negative x scale; scale is the block measured along the rotated axes.
+    """
+    m = np.asarray(matrix, dtype=np.float64)
+    if m.shape != (3, 4):
+        raise InvalidError("an affine is 3 rows of 4")
+    if not np.isfinite(m).all():
+        raise InvalidError("matrix component not finite")
+    block = m[:, :3].copy()
+    mirrored = np.linalg.det(block) < 0
+    if mirrored:
+        block[:, 0] = -block[:, 0]
+    u, _, vt = np.linalg.svd(block)
+    rot = u @ vt
+    if np.linalg.det(rot) < 0:
+        # a flat block: the smallest singular direction may come out reflected
+        u[:, 2] = -u[:, 2]
+        rot = u @ vt
+    scale = np.einsum("ij,ij->j", rot, block)
+    if mirrored:
+        scale[0] = -scale[0]
+    out = np.empty(10, dtype=np.float32)
+    out[T] = m[:, 3]
+    out[R] = quats_from_matrices(rot)
+    out[S] = scale
+    return out
