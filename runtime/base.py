@@ -46,7 +46,7 @@ def check_cpu() -> tuple[bool, str]:
 # folded; the leftover bytes one at a time the same way; then a final avalanche. These five
 # numbers define every identity the library writes. Never change them.
 HASH_MULTIPLIER = 0x9E3779B97F4A7C15      # odd: the golden-ratio constant
-HASH_LENGTH_SALT = 0xC2B2AE3D27D4EB4F     # mixes the byte count into the seed
+HASH_LENGTH_SALT = 0xC2B2AE3D27D4EB4F     # (count + 1) times this is xored into the seed
 HASH_FOLD_SHIFT = 32                      # each round xors the high half into the low
 HASH_FINAL_SHIFT = 29
 HASH_FINAL_MULTIPLIER = 0xBF58476D1CE4E5B9
@@ -59,7 +59,7 @@ def hash64(seed: int, data) -> int:
     view = memoryview(data).cast("B")
     n = view.nbytes
     m, fold = HASH_MULTIPLIER, HASH_FOLD_SHIFT
-    h = (int(seed) ^ ((n * HASH_LENGTH_SALT) & _MASK)) & _MASK
+    h = (int(seed) ^ (((n + 1) * HASH_LENGTH_SALT) & _MASK)) & _MASK
     whole = n - n % 8
     for w in np.frombuffer(view[:whole], dtype=_WORD).tolist():
         h = ((h ^ w) * m) & _MASK

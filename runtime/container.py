@@ -129,11 +129,10 @@ class Container:
             raise FormatError(f"{count} sections do not fit the file", 10)
         self.identity = identity
         self.minor = file_minor
+        entries = [ENTRY.unpack_from(buf, HEADER.size + ENTRY.size * i) for i in range(count)]
         self.sections: dict[bytes, tuple[int, int]] = {}
-        at = table_end
-        for i in range(count):
+        for i, (tag, since, res, off, length) in enumerate(entries):
             base = HEADER.size + ENTRY.size * i
-            tag, since, res, off, length = ENTRY.unpack_from(buf, base)
             if since > minor:
                 raise VersionError(f"section {tag!r} is from format minor {since}; "
                                    f"this library reads up to {minor}")
@@ -143,17 +142,26 @@ class Container:
                 raise FormatError(f"section {tag!r} twice", base)
             if res:
                 raise FormatError("reserved entry field set", base + 6)
-            if off % SECTION_ALIGN or off < at or off > size:
+            if off % SECTION_ALIGN or off > size:
                 raise FormatError(f"section {tag!r} at a bad offset {off}", base + 8)
+            previous_end = table_end if i == 0 else sum(entries[i - 1][3:5])
+            if off != _align(previous_end):
+                # One field is wrong: this offset, or what fixed where this section starts
+                # (the section count for the first, the previous size otherwise). An offset
+                # that agrees with its own size and the next section is not the wrong one.
+                next_slot = base + ENTRY.size
+                agrees = off + length == size or (
+                    next_slot + ENTRY.size <= off
+                    and _align(off + length) == ENTRY.unpack_from(buf, next_slot)[3])
+                culprit = base + 8 if not agrees else 10 if i == 0 else base - ENTRY.size + 16
+                raise FormatError(f"section {tag!r} not where the table lays it", culprit)
             if length > size - off:
                 raise FormatError(f"section {tag!r} runs past the file", base + 16)
-            pad = buf[at:off]
-            if pad.any():
-                raise FormatError("padding not zero", at + int(np.flatnonzero(pad)[0]))
             self.sections[tag] = (off, length)
-            at = off + length
-        if at != size:
-            raise FormatError("bytes after the last section", at)
+        end = sum(entries[-1][3:5]) if entries else table_end
+        if end != size:
+            raise FormatError("the last section does not end the file",
+                              HEADER.size + ENTRY.size * (count - 1) + 16 if entries else 10)
         for tag in required:
             if tag not in self.sections:
                 raise FormatError(f"section {tag!r} missing", 10)
@@ -165,23 +173,32 @@ class Container:
     def offset_of(self, tag: bytes, byte: int = 0) -> int:
         return self.sections[tag][0] + byte
 
-    def array(self, tag: bytes, dtype, shape=None, *, entry: int | None = None) -> np.ndarray:
-        """A section as a typed array in place. Its size must be exactly what the shape says.
+    def check_count(self, count: int, count_at: int, items: dict[bytes, tuple[int, int]]) -> None:
+        """Blames a count field that no section it sizes agrees with.
 
-        `entry` names a table field to blame when the size is wrong (a count in another
-        section), else the section's size field.
+        `items` gives, per section, its bytes an item and how many items it holds beyond
+        the count. Where some section agrees, the count stands and a section that does not
+        is blamed at its own size field by `array`.
         """
+        implied = [(self.sections[tag][1] // size) - extra
+                   for tag, (size, extra) in items.items() if tag in self.sections]
+        if implied and count not in implied:
+            raise FormatError(f"count {count} fits none of its sections", count_at)
+
+    def array(self, tag: bytes, dtype, shape=None) -> np.ndarray:
+        """A section as a typed array in place. Its size must be exactly what the shape says,
+        else its size field is blamed."""
         off, length = self.sections[tag]
         dtype = np.dtype(dtype)
         if shape is None:
             if length % dtype.itemsize:
                 raise FormatError(f"section {tag!r} is not whole {dtype} items",
-                                  self._size_field(tag) if entry is None else entry)
+                                  self._size_field(tag))
             shape = (length // dtype.itemsize,)
         want = int(np.prod(shape)) * dtype.itemsize
         if want != length:
             raise FormatError(f"section {tag!r} holds {length} bytes, expected {want}",
-                              self._size_field(tag) if entry is None else entry)
+                              self._size_field(tag))
         return np.frombuffer(self.buf, dtype, int(np.prod(shape)), off).reshape(shape)
 
     def raw(self, tag: bytes) -> np.ndarray:
@@ -192,7 +209,20 @@ class Container:
         index = list(self.sections).index(tag)
         return HEADER.size + ENTRY.size * index + 16
 
-    def check_identity(self) -> None:
+    def size_field(self, tag: bytes) -> int:
+        """Where a section's size is written in the table."""
+        return self._size_field(tag)
+
+    def finish(self) -> None:
+        """The last checks, after the kind has checked its sections' sizes and contents:
+        padding zero (a size one short would otherwise be blamed on the padding), then the
+        identity."""
+        ends = [HEADER.size + ENTRY.size * len(self.sections)] + [o + n for o, n in self.sections.values()]
+        starts = [o for o, _ in self.sections.values()]
+        for end, start in zip(ends, starts):
+            pad = self.buf[end:start]
+            if pad.any():
+                raise FormatError("padding not zero", end + int(np.flatnonzero(pad)[0]))
         if hash64(int(self._kind), self.buf[HEADER.size:]) != self.identity:
             raise FormatError("identity does not match the contents", 16)
 

@@ -80,36 +80,53 @@ def tags(prefix: bytes, since: int = 0) -> dict[bytes, int]:
     return {prefix + s: since for s in (b"OFF", b"NAM", b"HSH", b"SRT")}
 
 
+def count_items(prefix: bytes) -> dict[bytes, tuple[int, int]]:
+    """For Container.check_count: the name sections a count of names sizes."""
+    return {prefix + b"OFF": (4, 1), prefix + b"HSH": (8, 0), prefix + b"SRT": (4, 0)}
+
+
 class NameTable:
     """A checked name table read in place; lookups stay within the file if bytes change."""
 
-    def __init__(self, c: Container, prefix: bytes, count: int, count_field: int):
-        self.offsets = c.array(prefix + b"OFF", "<u4", (count + 1,), entry=count_field)
+    def __init__(self, c: Container, prefix: bytes, count: int):
+        self.offsets = c.array(prefix + b"OFF", "<u4", (count + 1,))
         self.data = c.raw(prefix + b"NAM")
-        self.hashes = c.array(prefix + b"HSH", "<u8", (count,), entry=count_field)
-        self.order = c.array(prefix + b"SRT", "<u4", (count,), entry=count_field)
+        self.hashes = c.array(prefix + b"HSH", "<u8", (count,))
+        self.order = c.array(prefix + b"SRT", "<u4", (count,))
         self.count = count
         off = self.offsets.astype(np.int64)
         base = c.offset_of(prefix + b"OFF")
         if off[0] != 0:
             raise FormatError("names do not start at 0", base)
-        step = np.diff(off)
-        bad = np.flatnonzero((step < 1) | (step > MAX_NAME_BYTES))
-        if bad.size:
-            raise FormatError("a name empty, too long or out of order", base + 4 * (int(bad[0]) + 1))
-        if off[-1] != self.data.size:
-            raise FormatError("names do not end at the names' length", base + 4 * count)
         names_at = c.offset_of(prefix + b"NAM")
         hash_at = c.offset_of(prefix + b"HSH")
-        raw_all = self.data.tobytes()
-        for i in range(count):
-            raw = raw_all[off[i]:off[i + 1]]
+        # names are read as the offsets place them, up to the end of the file, so that a
+        # wrong offset and a wrong section size can be told apart
+        within = c.buf[names_at:].tobytes()
+
+        def fault(i: int) -> int | None:
+            """Where name i is wrong, or None: its span, its UTF-8, or its hash."""
+            a, b = off[i], off[i + 1]
+            if not (0 <= a < b <= len(within) and b - a <= MAX_NAME_BYTES):
+                return base + 4 * (i + 1)
+            raw = within[a:b]
             try:
                 raw.decode("utf-8")
             except UnicodeDecodeError as e:
-                raise FormatError("name not UTF-8", names_at + int(off[i]) + e.start) from None
-            if hash_name(raw) != int(self.hashes[i]):
-                raise FormatError("name hash does not match its name", hash_at + 8 * i)
+                return names_at + int(a) + e.start
+            return None if hash_name(raw) == int(self.hashes[i]) else hash_at + 8 * i
+
+        ends_right = off[-1] == self.data.size
+        for i in range(count):
+            at = fault(i)
+            if at is not None:
+                # a name's end is the next one's start: when both are wrong, or the last
+                # name is wrong and does not end the names, that offset is the culprit
+                if (i + 1 < count and fault(i + 1) is not None) or (i + 1 == count and not ends_right):
+                    at = base + 4 * (i + 1)
+                raise FormatError(f"name {i} wrong", at)
+        if not ends_right:
+            raise FormatError("names section size disagrees with the names", c.size_field(prefix + b"NAM"))
         order = self.order.astype(np.int64)
         srt_at = c.offset_of(prefix + b"SRT")
         if not np.array_equal(np.sort(order), np.arange(count)):

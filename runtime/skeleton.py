@@ -191,17 +191,19 @@ class Skeleton:
             raise FormatError(f"bone count {n} out of range", count_at)
         if head[1]:
             raise FormatError("reserved field set", count_at + 4)
-        self.parents = c.array(b"PRNT", "<u4", (n,), entry=count_at)
-        self.ends = c.array(b"SEND", "<u4", (n,), entry=count_at)
-        self.rests = c.array(b"REST", "<f4", (n, 10), entry=count_at)
+        c.check_count(n, count_at, {b"PRNT": (4, 0), b"SEND": (4, 0), b"REST": (40, 0),
+                                    **names.count_items(b"B")})
+        self.parents = c.array(b"PRNT", "<u4", (n,))
+        self.ends = c.array(b"SEND", "<u4", (n,))
+        self.rests = c.array(b"REST", "<f4", (n, 10))
         _check_depth_first(self.parents, c.offset_of(b"PRNT"))
         want_ends = _subtree_ends(self.parents)
         bad = np.flatnonzero(want_ends != self.ends)
         if bad.size:
             raise FormatError("subtree end wrong", c.offset_of(b"SEND", 4 * int(bad[0])))
         _check_rests(self.rests, c.offset_of(b"REST"))
-        self.names = names.NameTable(c, b"B", n, count_at)
-        c.check_identity()
+        self.names = names.NameTable(c, b"B", n)
+        c.finish()
         self.bone_count = n
         self.identity = c.identity
         self.data = buf
