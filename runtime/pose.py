@@ -208,6 +208,7 @@ class Pose:
         self._require(skeleton)
         if self.is_difference:
             raise InvalidError("a difference has no model")
+        self.mark_stale()           # and so it stays if the skeleton's bytes turn out wrong
         compose_model(skeleton, self.locals, self.model, self._homogeneous)
         self._set_flags(MODEL_CURRENT)
 

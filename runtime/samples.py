@@ -10,9 +10,9 @@ from .skeleton import BoneSource, SkeletonSource
 
 
 def humanoid_source(bones: int = 80, seed: int = 0) -> SkeletonSource:
-    """An 80-bone (or larger) humanoid: spine, head, arms with twist bones and three-joint
-    fingers, legs; extra bones hang off the head as face joints. Rests get small random
-    turns and slightly non-unit scales so nothing composes trivially."""
+    """A humanoid of `bones` bones: spine, head, arms with twist bones and three-joint
+    fingers, legs (78 bones), then face joints on the head; fewer bones keep the first ones.
+    Rests get small random turns and slightly non-unit scales so nothing composes trivially."""
     rng = np.random.default_rng(seed)
     out: list[BoneSource] = []
 
@@ -49,4 +49,4 @@ def humanoid_source(bones: int = 80, seed: int = 0) -> SkeletonSource:
     while len(out) < bones:
         add(f"face{face}", head, (0.02 * (face % 5 - 2), 0.05, 0.08))
         face += 1
-    return SkeletonSource(out[:bones] if bones >= len(out) else out)
+    return SkeletonSource(out[:bones])

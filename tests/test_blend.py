@@ -1,0 +1,253 @@
+"""blend.h: blending poses, masks, differences and additive layers."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import runtime as rt
+from runtime import capi
+from runtime.blend import BlendLayer as L
+from runtime.blend import MaskChain as C
+from runtime.skeleton import BoneSource as B
+from runtime.skeleton import SkeletonSource
+
+from runtime_fixtures import humanoid, open_skeleton, random_pose, random_quats
+
+SK = humanoid(30)
+weights = st.floats(0, 1, allow_nan=False)
+
+
+def reference_blend(skeleton, layers, threshold):
+    """The spec's rule written plainly, bone by bone, in binary64."""
+    n = skeleton.bone_count
+    rest = skeleton.rests.astype(np.float64)
+    if layers and layers[0].pose.is_difference:
+        rest = np.tile(rt.IDENTITY.astype(np.float64), (n, 1))
+    out = np.empty((n, 10))
+    for b in range(n):
+        w = [l.weight * (1 if l.bone_weights is None else l.bone_weights[b]) for l in layers]
+        total = sum(w)
+        div = max(total, threshold)
+        share = [x / div for x in w] if div > 0 else [0.0] * len(w)
+        rest_share = 1 - sum(share)
+        vals = [l.pose.locals[b].astype(np.float64) for l in layers]
+        for c in (*range(3), *range(7, 10)):
+            out[b, c] = sum(s * v[c] for s, v in zip(share, vals)) + rest_share * rest[b, c]
+        q = np.zeros(4)
+        for s, v in list(zip(share, vals)) + [(rest_share, rest[b])]:
+            q += s * (1 if q @ v[3:7] >= 0 else -1) * v[3:7]
+        out[b, 3:7] = q / np.linalg.norm(q) if np.linalg.norm(q) > 0 else rest[b, 3:7]
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31), st.lists(weights, min_size=1, max_size=4), st.floats(0, 1),
+       st.booleans())
+def test_blend_matches_the_rule(seed, ws, threshold, masked):
+    rng = np.random.default_rng(seed)
+    layers = [L(random_pose(SK, rng), w, rng.uniform(0, 1, SK.bone_count) if masked else None)
+              for w in ws]
+    out = rt.Pose(SK)
+    capi.maniSkeleton_BlendPoses(SK, layers, threshold, out)
+    ref = reference_blend(SK, layers, threshold)
+    np.testing.assert_allclose(out.locals[:, [0, 1, 2, 7, 8, 9]], ref[:, [0, 1, 2, 7, 8, 9]], atol=2e-6)
+    np.testing.assert_allclose(out.locals[:, 3:7], ref[:, 3:7], atol=2e-6)
+    np.testing.assert_allclose(np.linalg.norm(out.locals[:, 3:7], axis=1), 1, atol=1e-6)
+    assert not out.is_model_current and not out.is_difference
+
+
+def test_weights_normalize_and_slide_into_rest_below_the_threshold():
+    rng = np.random.default_rng(0)
+    a, b = random_pose(SK, rng), random_pose(SK, rng)
+    out = rt.Pose(SK)
+    capi.maniSkeleton_BlendPoses(SK, [L(a, 0.2), L(b, 0.6)], 0.5, out)
+    np.testing.assert_allclose(out.locals[:, :3], (0.2 * a.locals[:, :3] + 0.6 * b.locals[:, :3]) / 0.8,
+                               atol=1e-6)
+    capi.maniSkeleton_BlendPoses(SK, [L(a, 0.1)], 0.5, out)      # 0.4 of the rest
+    np.testing.assert_allclose(out.locals[:, :3], 0.2 * a.locals[:, :3] + 0.8 * SK.rests[:, :3],
+                               atol=1e-6)
+    capi.maniSkeleton_BlendPoses(SK, [L(a, 0.0)], 0.0, out)      # no weight: the rest as it is
+    np.testing.assert_array_equal(out.locals, SK.rests)
+    capi.maniSkeleton_BlendPoses(SK, [], 0.5, out)
+    np.testing.assert_array_equal(out.locals, SK.rests)
+
+
+def test_rotations_follow_the_running_sum_so_order_counts():
+    sk = open_skeleton(SkeletonSource([B("a")]))
+    quats = [np.array([1, 0, 0, 0.1]), np.array([0.6, 0.8, 0, 0]), np.array([-0.2, 1, 0, 0])]
+    poses = []
+    for q in quats:
+        p = rt.Pose(sk)
+        p.set_local(0, [0, 0, 0, *(q / np.linalg.norm(q)), 1, 1, 1])
+        poses.append(p)
+    out1, out2 = rt.Pose(sk), rt.Pose(sk)
+    capi.maniSkeleton_BlendPoses(sk, [L(poses[0]), L(poses[2]), L(poses[1])], 1, out1)
+    capi.maniSkeleton_BlendPoses(sk, [L(poses[1]), L(poses[2]), L(poses[0])], 1, out2)
+    r1, r2 = out1.locals[0, 3:7], out2.locals[0, 3:7]
+    assert abs(abs(r1 @ r2) - 1) > 1e-3          # a different rotation, not just a sign
+    for out, order in ((out1, [0, 2, 1]), (out2, [1, 2, 0])):
+        ref = reference_blend(sk, [L(poses[i]) for i in order], 1)
+        np.testing.assert_allclose(out.locals[0], ref[0], atol=1e-6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31), st.lists(weights, min_size=1, max_size=4), st.floats(0, 1))
+def test_translations_never_pass_the_largest_input(seed, ws, threshold):
+    rng = np.random.default_rng(seed)
+    sk = open_skeleton(SkeletonSource([B("a")]))
+    layers = []
+    for w in ws:
+        p = rt.Pose(sk)
+        t = rng.choice([-1.0, 1.0], 3) * rng.uniform(0.9, 1.0, 3) * 2.0**127
+        p.set_local(0, [*t, 0, 0, 0, 1, *(rng.uniform(0.9, 1, 3) * 2.0**127)])
+        layers.append(L(p, w))
+    out = rt.Pose(sk)
+    capi.maniSkeleton_BlendPoses(sk, layers, threshold, out)
+    largest = np.max([np.abs(l.pose.locals[0]) for l in layers] + [np.abs(sk.rests[0])], axis=0)
+    assert np.isfinite(out.locals).all()
+    assert (np.abs(out.locals[0, [0, 1, 2, 7, 8, 9]])
+            <= largest[[0, 1, 2, 7, 8, 9]] * (1 + 1e-6)).all()
+
+
+def test_blend_refusals_leave_the_output_unchanged():
+    rng = np.random.default_rng(1)
+    a, b = random_pose(SK, rng), random_pose(SK, rng)
+    other = rt.Pose(humanoid(30, seed=1))
+    diff = rt.Pose(SK)
+    capi.maniSkeleton_ComputePoseDifference(SK, a, b, diff)
+    out = random_pose(SK, rng)
+    before = out.buffer.copy()
+    bad = [
+        (SK, [L(a, 0.5)], 0.5, None), (None, [L(a)], 0.5, out), (SK, None, 0.5, out),
+        (SK, [L(other)], 0.5, out), (SK, [L(a), L(diff)], 0.5, out), (SK, [L(out)], 0.5, out),
+        (SK, [L(a, 1.5)], 0.5, out), (SK, [L(a, -0.1)], 0.5, out), (SK, [L(a, np.nan)], 0.5, out),
+        (SK, [L(a)], 1.5, out), (SK, [L(a)], np.nan, out), (SK, [L(a)], -0.5, out),
+        (SK, [L(a, 1, np.full(SK.bone_count, 2.0))], 0.5, out), (SK, [L(a, 1, np.ones(3))], 0.5, out),
+    ]
+    for args in bad:
+        with pytest.raises(rt.InvalidError):
+            capi.maniSkeleton_BlendPoses(*args)
+        np.testing.assert_array_equal(out.buffer, before)
+
+
+def test_differences_blend_toward_the_identity():
+    rng = np.random.default_rng(2)
+    a, b = random_pose(SK, rng), random_pose(SK, rng)
+    d = rt.Pose(SK)
+    capi.maniSkeleton_ComputePoseDifference(SK, a, b, d)
+    out = rt.Pose(SK)
+    capi.maniSkeleton_BlendPoses(SK, [L(d, 0.25)], 0.5, out)
+    assert out.is_difference
+    np.testing.assert_allclose(out.locals[:, :3], 0.5 * d.locals[:, :3], atol=1e-6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31))
+def test_difference_then_add_at_weight_one_gives_the_pose_back(seed):
+    rng = np.random.default_rng(seed)
+    pose, basis = random_pose(SK, rng), random_pose(SK, rng)
+    d = rt.Pose(SK)
+    capi.maniSkeleton_ComputePoseDifference(SK, pose, basis, d)
+    assert capi.maniPose_IsDifference(d)
+    back = rt.Pose(SK)
+    back.copy_from(basis)
+    capi.maniPose_AddLayers(back, SK, [L(d, 1.0)])
+    np.testing.assert_allclose(back.locals[:, :3], pose.locals[:, :3], atol=1e-5)
+    np.testing.assert_allclose(back.locals[:, 7:], pose.locals[:, 7:], rtol=1e-5)
+    dots = np.abs(np.einsum("ij,ij->i", back.locals[:, 3:7], pose.locals[:, 3:7]))
+    np.testing.assert_allclose(dots, 1, atol=1e-6)
+
+
+def test_difference_in_place_and_its_formula():
+    rng = np.random.default_rng(4)
+    pose, basis = random_pose(SK, rng), random_pose(SK, rng)
+    keep = pose.locals.copy()
+    capi.maniSkeleton_ComputePoseDifference(SK, pose, basis, pose)     # output is the pose
+    np.testing.assert_allclose(pose.locals[:, :3], keep[:, :3] - basis.locals[:, :3], atol=1e-6)
+    np.testing.assert_allclose(pose.locals[:, 7:], keep[:, 7:] / basis.locals[:, 7:], rtol=1e-6)
+
+
+def test_difference_refusals():
+    rng = np.random.default_rng(5)
+    a, b = random_pose(SK, rng), random_pose(SK, rng)
+    out = random_pose(SK, rng)
+    before = out.buffer.copy()
+    zero = random_pose(SK, rng)
+    zero.locals[3, 8] = 0
+    far_a, far_b = random_pose(SK, rng), random_pose(SK, rng)
+    far_a.locals[0, 0], far_b.locals[0, 0] = 3e38, -3e38
+    d = rt.Pose(SK)
+    capi.maniSkeleton_ComputePoseDifference(SK, a, b, d)
+    for args in [(None, a, b, out), (SK, None, b, out), (SK, a, None, out), (SK, a, b, None),
+                 (SK, rt.Pose(humanoid(30, seed=2)), b, out), (SK, d, b, out), (SK, a, d, out),
+                 (SK, a, zero, out), (SK, far_a, far_b, out)]:
+        with pytest.raises(rt.InvalidError):
+            capi.maniSkeleton_ComputePoseDifference(*args)
+        np.testing.assert_array_equal(out.buffer, before)
+
+
+def test_add_layers_formula_and_refusals():
+    sk = open_skeleton(SkeletonSource([B("a")]))
+    pose, d = rt.Pose(sk), rt.Pose(sk)
+    turn = np.array([0, 0, np.sin(0.5), -np.cos(0.5)])      # the long way round as given
+    d.set_local(0, [2, 0, 0, *turn, 3, 1, 0.5])
+    d.mark_kind(True)
+    capi.maniPose_AddLayers(pose, sk, [L(d, 0.5)])
+    got = pose.locals[0]
+    np.testing.assert_allclose(got[:3], [1, 0, 0], atol=1e-7)
+    np.testing.assert_allclose(got[7:], [2, 1, 0.75], atol=1e-7)
+    half = np.array([0, 0, -np.sin(0.5), np.cos(0.5)]) * 0.5 + np.array([0, 0, 0, 0.5])
+    half /= np.linalg.norm(half)
+    assert abs(got[3:7] @ half) == pytest.approx(1, abs=1e-6)     # the short way: about -0.5 rad
+    before = pose.buffer.copy()
+    plain = rt.Pose(sk)
+    for args in [(None, sk, [L(d)]), (pose, None, [L(d)]), (pose, sk, None), (pose, sk, [L(plain)]),
+                 (d, sk, [L(d)]), (pose, sk, [L(d, 2)]), (pose, sk, [L(d, 1, np.array([1.5]))]),
+                 (pose, humanoid(4), [L(d)])]:
+        with pytest.raises(rt.InvalidError):
+            capi.maniPose_AddLayers(*args)
+        np.testing.assert_array_equal(pose.buffer, before)
+
+
+# ---- masks ----------------------------------------------------------------------------
+
+def mask_reference(skeleton, chains, default):
+    n = skeleton.bone_count
+    out = np.full(n, default, np.float64)
+    for b in range(n):
+        alone = [c.weight for c in chains if c.bone == b and not c.subtree]
+        if alone:
+            out[b] = alone[-1]
+            continue
+        a = b
+        while a != rt.NO_BONE:
+            sub = [c.weight for c in chains if c.bone == a and c.subtree]
+            if sub:
+                out[b] = sub[-1]
+                break
+            a = skeleton.parent(a)
+    return out
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 29), st.floats(0, 2), st.booleans()), max_size=8),
+       st.floats(0, 1))
+def test_build_mask_precedence(chains, default):
+    chains = [C(b, w, s) for b, w, s in chains]
+    got = capi.maniSkeleton_BuildMask(SK, chains, default)
+    np.testing.assert_array_equal(got, mask_reference(SK, chains, default).astype(np.float32))
+
+
+def test_build_mask_capacity_and_refusals():
+    out = np.full(10, 7.0, np.float32)
+    with pytest.raises(rt.CapacityError) as e:
+        capi.maniSkeleton_BuildMask(SK, [C(1, 0.5)], 1.0, out)
+    assert e.value.count == SK.bone_count
+    assert (out == 7).all()
+    big = np.zeros(40, np.float32)
+    capi.maniSkeleton_BuildMask(SK, [C(0, 0.25)], 1.0, big)
+    assert (big[:30] == 0.25).all() and (big[30:] == 0).all()
+    for args in [(None, [], 1.0), (SK, None, 1.0), (SK, [C(30, 1)], 1.0), (SK, [C(0, -1)], 1.0),
+                 (SK, [C(0, np.inf)], 1.0), (SK, [], np.nan), (SK, [], -0.5)]:
+        with pytest.raises(rt.InvalidError):
+            capi.maniSkeleton_BuildMask(*args)
