@@ -99,26 +99,25 @@ def blend_poses(skeleton: Skeleton, layers: Sequence[BlendLayer], threshold: flo
     difference = kinds == {True}
     rest = _rest_of(skeleton, difference)
 
-    total = w.sum(axis=0)
-    divisor = np.maximum(total, threshold)
-    live = divisor > 0
-    share = np.divide(w, divisor, out=np.zeros_like(w), where=live)
-    rest_share = 1.0 - share.sum(axis=0)
-
-    values = np.stack([layer.pose.locals for layer in layers]).astype(np.float64) if layers \
-        else np.zeros((0, n, 10))
-    result = np.empty((n, 10), dtype=np.float64)
-    linear = np.r_[T, S]
-    result[:, linear] = np.einsum("ln,lnc->nc", share, values[:, :, linear]) \
-        + rest_share[:, None] * rest[:, linear]
-    q = np.zeros((n, 4))
-    for i in range(len(layers)):
-        qi = values[i, :, R]
-        sign = np.where(np.einsum("nc,nc->n", q, qi) < 0, -1.0, 1.0)
-        q += (share[i] * sign)[:, None] * qi
-    sign = np.where(np.einsum("nc,nc->n", q, rest[:, R]) < 0, -1.0, 1.0)
-    q += (rest_share * sign)[:, None] * rest[:, R]
-    length = np.linalg.norm(q, axis=1, keepdims=True)
+    # the rest joins as one more layer, taking whatever share the layers leave
+    divisor = np.maximum(w.sum(axis=0), threshold)
+    share = np.empty((len(layers) + 1, n))
+    np.divide(w, divisor, out=share[:-1], where=divisor > 0)
+    share[:-1, divisor == 0] = 0.0
+    share[-1] = 1.0 - share[:-1].sum(axis=0)
+    values = np.array([*(layer.pose.locals for layer in layers), rest], dtype=np.float64)
+    by_bone = values.transpose(1, 0, 2)                              # (n, layers, 10)
+    result = np.matmul(share.T[:, None, :], by_bone)[:, 0]
+    # Rotations: each layer's sign chosen to agree with the sum of those before it, from
+    # the layers' dot products with each other (sign(q) . q_i is sign times the Gram entry).
+    quats = by_bone[:, :, R]
+    gram = np.matmul(quats, quats.transpose(0, 2, 1))
+    signed = share.copy()
+    for i in range(1, len(signed)):
+        agree = np.einsum("ln,nl->n", signed[:i], gram[:, :i, i])
+        signed[i] = np.copysign(share[i], agree)
+    q = np.matmul(signed.T[:, None, :], quats)[:, 0]
+    length = np.sqrt(np.einsum("nc,nc->n", q, q))[:, None]
     result[:, R] = np.divide(q, length, out=rest[:, R].copy(), where=length > 0)
     out.locals[...] = result
     out.mark_kind(difference)
@@ -180,7 +179,7 @@ def compute_pose_difference(skeleton: Skeleton, pose: Pose, basis: Pose, out: Po
     d[:, T] = a[:, T] - b[:, T]
     q = quat_mul(quat_conj(b[:, R]), a[:, R])
     with np.errstate(all="ignore"):
-        d[:, R] = q / np.linalg.norm(q, axis=1, keepdims=True)
+        d[:, R] = q / np.sqrt(np.einsum("nc,nc->n", q, q))[:, None]
         d[:, S] = a[:, S] / b[:, S]
         stored = d.astype(np.float32)
     if not np.isfinite(stored).all():
@@ -206,16 +205,16 @@ def add_layers(pose: Pose, skeleton: Skeleton, layers: Sequence[BlendLayer]) -> 
     n = skeleton.bone_count
     w = _layer_weights(layers, n)
     result = pose.locals.astype(np.float64)
-    identity = np.array([0.0, 0.0, 0.0, 1.0])
     for i, layer in enumerate(layers):
         d = layer.pose.locals.astype(np.float64)
         wi = w[i][:, None]
         result[:, T] += wi * d[:, T]
-        turn = d[:, R] * np.where(d[:, 6:7] < 0, -1.0, 1.0)
-        turn = (1 - wi) * identity + wi * turn
-        turn /= np.linalg.norm(turn, axis=1, keepdims=True)
+        # nlerp(1, d_r, w), the turn taken the short way; the product is normalized once
+        turn = np.copysign(wi, d[:, 6:7]) * d[:, R]
+        turn[:, 3] += 1.0 - w[i]
         q = quat_mul(result[:, R], turn)
-        result[:, R] = q / np.linalg.norm(q, axis=1, keepdims=True)
-        result[:, S] *= 1 + wi * (d[:, S] - 1)
-    pose.locals[...] = result
+        result[:, R] = q / np.sqrt(np.einsum("nc,nc->n", q, q))[:, None]
+        result[:, S] *= 1.0 + wi * (d[:, S] - 1.0)
+    with np.errstate(over="ignore"):        # past binary32's range is the caller's data
+        pose.locals[...] = result
     pose.mark_stale()

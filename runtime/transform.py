@@ -31,14 +31,23 @@ for _entry, _terms in {
 del _entry, _terms, _a, _b, _weight
 
 
+# The Hamilton product is bilinear: as a (16, 4) matrix over the outer product a b^T it is
+# one outer product and one matmul, whatever the leading shape.
+QUAT_PRODUCT = np.zeros((16, 4))
+for _k, _terms in enumerate((
+        ((3, 0, 1), (0, 3, 1), (1, 2, 1), (2, 1, -1)),
+        ((3, 1, 1), (0, 2, -1), (1, 3, 1), (2, 0, 1)),
+        ((3, 2, 1), (0, 1, 1), (1, 0, -1), (2, 3, 1)),
+        ((3, 3, 1), (0, 0, -1), (1, 1, -1), (2, 2, -1)))):
+    for _i, _j, _sign in _terms:
+        QUAT_PRODUCT[_i * 4 + _j, _k] = _sign
+del _k, _terms, _i, _j, _sign
+
+
 def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Hamilton product a * b (apply b, then a), xyzw."""
-    ax, ay, az, aw = np.moveaxis(a, -1, 0)
-    bx, by, bz, bw = np.moveaxis(b, -1, 0)
-    return np.stack([aw * bx + ax * bw + ay * bz - az * by,
-                     aw * by - ax * bz + ay * bw + az * bx,
-                     aw * bz + ax * by - ay * bx + az * bw,
-                     aw * bw - ax * bx - ay * by - az * bz], axis=-1)
+    """Hamilton product a * b (apply b, then a), xyzw, in the inputs' precision."""
+    outer = a[..., :, None] * b[..., None, :]
+    return np.matmul(outer.reshape(outer.shape[:-2] + (16,)), QUAT_PRODUCT.astype(outer.dtype, copy=False))
 
 
 def quat_conj(q: np.ndarray) -> np.ndarray:
