@@ -1,0 +1,122 @@
+"""The visual regression cases: fixed frames of fixed battles, rendered headless.
+
+    python -m stadium.goldens       regenerate tests/golden/*.png from the current code
+
+A frame matches its golden when at most TOLERANCE of its pixels differ by more than
+CHANNEL (of 255) in any channel: loose enough for another machine's rasteriser to
+round an edge differently, tight enough that a moved shadow or a lost flash fails.
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from . import diorama
+from .battle_renderer import Look
+from .battle_scene import BattleScene
+from .gfx import Graphics, run_frames
+from .launch import default_species
+from .paths import ROOT
+from .rig import StadiumRig
+from .roster import Roster
+from .viewer import DT, BattleViewer, Options
+
+GOLDEN = ROOT / "tests" / "golden"
+FAILURES = GOLDEN / "_failures"
+TOLERANCE = 0.005
+CHANNEL = 8
+
+# Frames of the default battle: both standing by (after both entrances, before the
+# first attack), and long after the faint.
+STANDBY_FRAME = 150
+FAINT_FRAME = 720
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    species: tuple[str, str]
+    frame: int
+    hour: str = "day"
+    look: Look = field(default_factory=Look)
+    scripted: bool = True
+
+    def options(self) -> Options:
+        look = Look(self.look.shadows, self.look.seams, self.look.glass, self.look.post)
+        return Options(species=self.species, hour=self.hour, look=look, scripted=self.scripted)
+
+
+def first_flash_frame(roster: Roster, species: tuple[str, str]) -> int:
+    """The first frame of the default battle where the one struck is flashing white.
+    Found by playing the battle's logic, so it follows the species' own timing."""
+    pairs = [(s, StadiumRig(s)) for s in (roster.load(name) for name in species)]
+    world = diorama.build()
+    scene = BattleScene(*pairs, (world.cell("left"), world.cell("right")))
+    for frame in range(1, FAINT_FRAME):
+        scene.update(DT)
+        if any(f.flash > 0.5 for f in scene.fighters):
+            return frame
+    raise RuntimeError(f"nobody flashed in the default battle of {species}")
+
+
+def cases(roster: Roster | None = None) -> list[Case]:
+    roster = roster or Roster()
+    pair = default_species(roster)
+    found = [Case(f"standby_{name}", (name, name), 40, scripted=False) for name in roster.names]
+    found += [
+        Case("attack_flash", pair, first_flash_frame(roster, pair)),
+        Case("faint", pair, FAINT_FRAME),
+        Case("shadows_off", pair, STANDBY_FRAME, look=Look(shadows=False)),
+        Case("seams_on", pair, STANDBY_FRAME, look=Look(seams=True)),
+    ]
+    found += [Case(f"hour_{hour}", pair, STANDBY_FRAME, hour=hour)
+              for hour in ("dawn", "day", "dusk", "night")]
+    return found
+
+
+def render(case: Case, gfx: Graphics, roster: Roster) -> np.ndarray:
+    """The case's frame at 160 x 144, (144, 160, 3) uint8; `gfx` must be that size."""
+    viewer = BattleViewer(case.options(), roster, overlay=False)
+    pixels = np.empty((gfx.height, gfx.width, 3), np.uint8)
+    try:
+        run_frames(viewer, gfx, [case.frame], DT, lambda _, g: g.read_screen(pixels))
+    finally:
+        viewer.release()
+    return pixels
+
+
+def difference(expected: np.ndarray, actual: np.ndarray) -> tuple[float, np.ndarray]:
+    """The share of pixels off by more than CHANNEL, and a picture of where."""
+    off = (np.abs(expected.astype(np.int16) - actual.astype(np.int16)) > CHANNEL).any(axis=-1)
+    picture = (expected // 3).astype(np.uint8)
+    picture[off] = (255, 0, 255)
+    return float(off.mean()), picture
+
+
+def write_failure(name: str, expected: np.ndarray, actual: np.ndarray, diff: np.ndarray) -> Path:
+    FAILURES.mkdir(parents=True, exist_ok=True)
+    for suffix, image in (("expected", expected), ("actual", actual), ("diff", diff)):
+        Image.fromarray(image).save(FAILURES / f"{name}_{suffix}.png")
+    return FAILURES
+
+
+def main() -> int:
+    roster = Roster()
+    GOLDEN.mkdir(parents=True, exist_ok=True)
+    gfx = Graphics.open_headless((160, 144))
+    try:
+        for case in cases(roster):
+            path = GOLDEN / f"{case.name}.png"
+            Image.fromarray(render(case, gfx, roster)).save(path)
+            print(path.relative_to(ROOT))
+    finally:
+        gfx.release()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

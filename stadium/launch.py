@@ -1,0 +1,70 @@
+"""What run_battle.py calls: a window on the battle, or headless frames where there is
+no display, with a pack that will not load reported in its own words."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from . import headless
+from .battlecam import FRAME
+from .gfx import Graphics, WindowUnavailable, run_window
+from .pack import PackError
+from .roster import Roster
+from .viewer import DT, BattleViewer, Options
+
+DEFAULT_OUT = Path("out") / "battle"
+
+
+def default_species(roster: Roster) -> tuple[str, str]:
+    """The bundled default battle's pair: the first two bundled species."""
+    names = roster.names
+    if not names:
+        raise LookupError("no species packs found in assets/species")
+    return names[0], names[1 % len(names)]
+
+
+def run(options: Options, *, headless_only: bool, scale: int,
+        frames: list[int] | None = None, out: Path | None = None,
+        gif: Path | None = None, roster: Roster | None = None) -> int:
+    """Open the viewer, or render headless; the process exit code.
+
+    Species None in `options` means the default pair. Headless, PNGs go to `out` (or
+    out/battle when no GIF was asked for either) and the GIF to `gif`.
+    """
+    roster = roster or Roster()
+    try:
+        if options.species is None:
+            options.species = default_species(roster)
+        viewer = BattleViewer(options, roster, overlay=not headless_only)
+    except PackError as error:
+        print(f"run_battle: {error}", file=sys.stderr)
+        return 2
+    except LookupError as error:
+        print(f"run_battle: {error.args[0]}", file=sys.stderr)
+        return 2
+    if not headless_only:
+        try:
+            gfx = Graphics.open_window((FRAME[0] * scale, FRAME[1] * scale),
+                                       "Stadium battle", resizable=True)
+        except WindowUnavailable as why:
+            print(f"run_battle: no window here ({why}); rendering headless instead")
+            viewer.help_mode = 0
+        else:
+            try:
+                run_window(viewer, gfx, dt=DT)
+            finally:
+                viewer.release()
+                gfx.release()
+            return 0
+    if out is None and gif is None:
+        out = DEFAULT_OUT
+    if frames is None:
+        frames = headless.gif_frames() if gif is not None and out is None \
+            else list(headless.DEFAULT_FRAMES)
+    written = headless.render(viewer, frames, scale=scale, out=out, gif=gif)
+    pngs = [path for path in written if path.suffix == ".png"]
+    if pngs:
+        print(f"run_battle: wrote {len(pngs)} frame(s) to {pngs[0].parent}/")
+    if gif is not None:
+        print(f"run_battle: wrote {gif}")
+    return 0

@@ -1,0 +1,6 @@
+"""Where the repository keeps what the code loads at run time."""
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHADERS = ROOT / "shaders"
+SPECIES = ROOT / "assets" / "species"

@@ -1,0 +1,52 @@
+"""Visual regression: fixed frames rendered headless against tests/golden/.
+
+Regenerate after an intended change with `python -m stadium.goldens`; a failure leaves
+expected, actual and diff PNGs in tests/golden/_failures/.
+"""
+import numpy as np
+import pytest
+from PIL import Image
+
+from stadium import goldens
+from stadium.gfx import Graphics
+from stadium.roster import Roster
+
+ROSTER = Roster()
+CASES = goldens.cases(ROSTER)
+
+
+@pytest.fixture(scope="module")
+def gfx():
+    graphics = Graphics.open_headless((160, 144))
+    yield graphics
+    graphics.release()
+
+
+def test_the_cases_cover_what_the_renderer_promises():
+    names = {case.name for case in CASES}
+    assert {f"standby_{name}" for name in ROSTER.names} <= names
+    assert {"attack_flash", "faint", "shadows_off", "seams_on"} <= names
+    assert {f"hour_{hour}" for hour in ("dawn", "day", "dusk", "night")} <= names
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_frame_matches_its_golden(case, gfx):
+    path = goldens.GOLDEN / f"{case.name}.png"
+    assert path.exists(), f"no golden for {case.name}: run python -m stadium.goldens"
+    expected = np.asarray(Image.open(path).convert("RGB"))
+    actual = goldens.render(case, gfx, ROSTER)
+    share, diff = goldens.difference(expected, actual)
+    if share > goldens.TOLERANCE:
+        folder = goldens.write_failure(case.name, expected, actual, diff)
+        pytest.fail(f"{case.name}: {share:.2%} of pixels differ by more than "
+                    f"{goldens.CHANNEL}/255 (allowed {goldens.TOLERANCE:.1%}); see {folder}")
+
+
+def test_the_comparison_catches_a_real_change():
+    frame = np.zeros((144, 160, 3), np.uint8)
+    moved = frame.copy()
+    moved[40:60, 40:60] = 200                    # a 20 x 20 shadow gone: 1.7% of the frame
+    assert goldens.difference(frame, moved)[0] > goldens.TOLERANCE
+    nudged = frame.copy()
+    nudged[::2, ::2] = 6                         # rounding noise under the channel limit
+    assert goldens.difference(frame, nudged)[0] == 0.0
