@@ -33,7 +33,7 @@ def loop_compose(skeleton, locals_, model):
 
 def main():
     rng = np.random.default_rng(0)
-    skeleton = rt.Skeleton.open(rt.Builder().build_skeleton(humanoid_source(80)))
+    skeleton = rt.Skeleton.open(rt.build_skeleton(rt.Builder(), humanoid_source(80)))
     pose = random_pose(skeleton, rng)
     compose = median_us(lambda: pose.compute_model(skeleton), number=200)
     emit("compose_model_80_us", compose, "us", "lower", 100)

@@ -1,26 +1,39 @@
 """Maul Anim: a game-animation runtime in Python and numpy.
 
-The Pythonic API: classes named after the spec's nouns, numpy arrays in and out. The spec's
-C names are in runtime.capi, a thin layer over this.
+The Pythonic API: classes named after the spec's nouns, numpy arrays in and out, `out=`
+on hot paths. Each kind of file is built by a function of its module that takes a Builder
+(`build_skeleton(builder, source)`, `build_clip(builder, source)`, ...) and opened in place
+by its view class (`Skeleton.open(data)`, `Clip.open(data)`). The spec's C names are in
+runtime.capi, a thin layer over this.
 """
+from . import rootmotion
 from .base import VERSION, check_cpu, hash64, result_name, simd_backend
 from .blend import BlendLayer, MaskChain, add_layers, blend_poses, build_mask, compute_pose_difference
 from .builder import Builder, BuilderDef, default_builder_def
+from .clip import AdditiveBasis, Clip, ClipCursor, ClipEvent, LoopPolicy, sample_batch
+from .clip_build import (ChannelPath, ChannelSource, ClipReport, ClipSource, DiscreteTrackSource,
+                         FloatTrackSource, Interpolation, build_clip, measure_clip)
 from .errors import (BuildReason, BusyError, CapacityError, FormatError, InvalidError, LimitError,
                      ManiError, Result, VersionError)
 from .limits import MAX_BONES, MAX_NAME_BYTES, NO_BONE, NO_TRACK
 from .pose import Pose, PoseBatch, pose_size
-from .skeleton import BoneSource, Skeleton, SkeletonSource
+from .rootmotion import RootAxes, RootMotionSource, RootRotation
+from .skeleton import BoneSource, Skeleton, SkeletonSource, build_skeleton
 from .transform import IDENTITY, IDENTITY_AFFINE, decompose_affine
 
 __all__ = [
+    "rootmotion",
     "VERSION", "check_cpu", "hash64", "result_name", "simd_backend",
     "BlendLayer", "MaskChain", "add_layers", "blend_poses", "build_mask", "compute_pose_difference",
     "Builder", "BuilderDef", "default_builder_def",
+    "AdditiveBasis", "Clip", "ClipCursor", "ClipEvent", "LoopPolicy", "sample_batch",
+    "ChannelPath", "ChannelSource", "ClipReport", "ClipSource", "DiscreteTrackSource",
+    "FloatTrackSource", "Interpolation", "build_clip", "measure_clip",
     "BuildReason", "BusyError", "CapacityError", "FormatError", "InvalidError", "LimitError",
     "ManiError", "Result", "VersionError",
     "MAX_BONES", "MAX_NAME_BYTES", "NO_BONE", "NO_TRACK",
     "Pose", "PoseBatch", "pose_size",
-    "BoneSource", "Skeleton", "SkeletonSource",
+    "RootAxes", "RootMotionSource", "RootRotation",
+    "BoneSource", "Skeleton", "SkeletonSource", "build_skeleton",
     "IDENTITY", "IDENTITY_AFFINE", "decompose_affine",
 ]

@@ -1,5 +1,9 @@
 """The offline side: a builder turns sources into files and keeps the last one.
 
+Each kind's module builds its files with a function taking the builder
+(`skeleton.build_skeleton(builder, source)`, `clip_build.build_clip(builder, source)`, ...);
+this module is what they share: the guarded allocator and the file kept.
+
 A builder allocates through its def's allocator hooks (both or neither). The hooks are the
 host's code running inside a builder call, so a call back into the builder from them is
 refused with BusyError and counted as misuse: the builder is in the middle of changing
@@ -14,7 +18,6 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import skeleton as skeleton_mod
 from .base import VERSION, Version
 from .errors import BusyError, CapacityError, InvalidError, VersionError
 
@@ -110,8 +113,9 @@ class Builder:
         return InvalidError(message)
 
     # ---- what it holds
-    def keep(self, data: bytes, kind: str) -> None:
-        """Replaces the held file with `data`, allocated through the hooks."""
+    def keep(self, data: bytes, kind: str, *, source_order: np.ndarray | None = None) -> None:
+        """Replaces the held file with `data`, allocated through the hooks; a skeleton's
+        build also leaves where each source bone went."""
         block = self._call_alloc(len(data))
         if block is None:
             raise CapacityError("the allocator failed")
@@ -120,6 +124,7 @@ class Builder:
         self._file_block = block
         self._file = memoryview(block).cast("B")[:len(data)]
         self._kind = kind
+        self._skeleton_order = source_order
         if old is not None:
             self._call_free(old)
 
@@ -143,17 +148,7 @@ class Builder:
             self._call_free(block, then="gone")
         self._call_free(self._block, then="gone")
 
-    # ---- builds
-    def build_skeleton(self, source: skeleton_mod.SkeletonSource) -> bytes:
-        """maniBuildSkeleton: returns the file, also kept for copy_built."""
-        self.enter()
-        if not isinstance(source, skeleton_mod.SkeletonSource):
-            raise self.refuse("not a skeleton source")
-        data, order = skeleton_mod.build(source)
-        self.keep(data, "skeleton")
-        self._skeleton_order = order
-        return data
-
+    # ---- copies out
     def copy_built(self, out=None):
         """maniBuilder_CopyBuilt: the last built file; into `out` when given (its size
         returned, CapacityError with `.size` when it is smaller)."""
@@ -172,7 +167,7 @@ class Builder:
     def copy_skeleton_order(self, out: np.ndarray | None = None) -> np.ndarray:
         """maniBuilder_CopySkeletonOrder: the skeleton index of each source bone."""
         self.enter()
-        if self._kind != "skeleton":
+        if self._skeleton_order is None:
             raise self.refuse("the builder holds no skeleton")
         order = self._skeleton_order
         if out is None:

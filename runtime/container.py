@@ -9,7 +9,8 @@ Layout, little-endian, every field at its natural alignment:
     8       2     format minor: the newest section tag this file may hold
     10      2     section count
     12      4     reserved, 0
-    16      8     identity: maniHash64(seed = kind, bytes 32 to the end)
+    16      8     identity: maniHash64(seed = kind + version << 16 + minor << 32,
+                  bytes 32 to the end)
     24      8     file size in bytes
     32      24*n  section table, one entry a section:
                     tag (4 ASCII bytes), since (u16, the minor that introduced the tag),
@@ -77,9 +78,14 @@ def write(kind: FileKind, version: int, minor: int, sections: list[Section]) -> 
     for i, (s, off) in enumerate(zip(sections, offsets)):
         ENTRY.pack_into(out, HEADER.size + ENTRY.size * i, s.tag, s.since, 0, off, len(s.data))
         out[off:off + len(s.data)] = s.data
-    identity = hash64(int(kind), memoryview(out)[HEADER.size:])
+    identity = hash64(_identity_seed(kind, version, minor), memoryview(out)[HEADER.size:])
     HEADER.pack_into(out, 0, MAGIC, int(kind), version, minor, len(sections), 0, identity, size)
     return bytes(out)
+
+
+def _identity_seed(kind: int, version: int, minor: int) -> int:
+    """The header's facts the table does not cover, so a changed byte there changes it."""
+    return int(kind) | int(version) << 16 | int(minor) << 32
 
 
 def _align(n: int) -> int:
@@ -165,7 +171,7 @@ class Container:
         for tag in required:
             if tag not in self.sections:
                 raise FormatError(f"section {tag!r} missing", 10)
-        self._kind = kind
+        self._seed = _identity_seed(kind, version, file_minor)
 
     def has(self, tag: bytes) -> bool:
         return tag in self.sections
@@ -223,7 +229,7 @@ class Container:
             pad = self.buf[end:start]
             if pad.any():
                 raise FormatError("padding not zero", end + int(np.flatnonzero(pad)[0]))
-        if hash64(int(self._kind), self.buf[HEADER.size:]) != self.identity:
+        if hash64(self._seed, self.buf[HEADER.size:]) != self.identity:
             raise FormatError("identity does not match the contents", 16)
 
 

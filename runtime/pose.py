@@ -41,7 +41,7 @@ def _views(buf: np.ndarray, n: int):
     """Header words, skeleton identity, locals and model over a (..., size) uint8 buffer."""
     lead = buf.shape[:-1]
     head = buf[..., 0:16].view("<u4")
-    ident = buf[..., 16:24].view("<u8")[..., 0]
+    ident = buf[..., 16:24].view("<u8")
     locals_ = buf[..., HEADER_BYTES:HEADER_BYTES + 40 * n].view("<f4").reshape(lead + (n, 10))
     model = buf[..., HEADER_BYTES + 40 * n:HEADER_BYTES + 88 * n].view("<f4").reshape(lead + (n, 3, 4))
     return head, ident, locals_, model
@@ -137,7 +137,7 @@ class Pose:
         _check_skeleton(skeleton)
         n = skeleton.bone_count
         self.buffer = _memory(memory, pose_size(n))
-        self._head, _, self.locals, self.model = _views(self.buffer, n)
+        self._head, self._identity, self.locals, self.model = _views(self.buffer, n)
         self._homogeneous = homogeneous_scratch(n)
         self._head[:] = (MAGIC, 0, n, 0)
         self.buffer[16:24].view("<u8")[0] = skeleton.identity
@@ -159,7 +159,7 @@ class Pose:
             raise CapacityError("bytes shorter than the pose they hold")
         self = cls.__new__(cls)
         self.buffer = buf[:pose_size(n)]
-        self._head, _, self.locals, self.model = _views(self.buffer, n)
+        self._head, self._identity, self.locals, self.model = _views(self.buffer, n)
         self._homogeneous = homogeneous_scratch(n)
         return self
 
@@ -170,7 +170,7 @@ class Pose:
 
     @property
     def skeleton_identity(self) -> int:
-        return int(self.buffer[16:24].view("<u8")[0])
+        return int(self._identity[0])
 
     @property
     def is_model_current(self) -> bool:
@@ -182,7 +182,7 @@ class Pose:
 
     def of(self, skeleton: Skeleton) -> bool:
         """Whether this is a pose of that skeleton."""
-        return skeleton.identity == self.skeleton_identity and skeleton.bone_count == self.bone_count
+        return skeleton.identity == self._identity[0] and skeleton.bone_count == self._head[2]
 
     def _set_flags(self, flags: int) -> None:
         self._head[1] = flags
@@ -283,7 +283,7 @@ class PoseBatch:
         self.buffer = np.zeros((count, pose_size(n)), dtype=np.uint8)
         self._head, ident, self.locals, self.model = _views(self.buffer, n)
         self._head[:] = (MAGIC, 0, n, 0)
-        ident[:] = skeleton.identity
+        ident[...] = skeleton.identity
         self.poses = [Pose.attach(self.buffer[i]) for i in range(count)]
         self.skeleton_identity = skeleton.identity
         self._scratch = BatchScratch(n, count)
@@ -299,6 +299,10 @@ class PoseBatch:
             raise InvalidError("a difference has no model")
         compose_model_batch(skeleton, self.locals, self.model, self._scratch)
         self._head[:, 1] = MODEL_CURRENT
+
+    def mark_kind(self, difference: bool, rows=None) -> None:
+        """Whether the poses (all, or `rows`) now hold differences; their models are stale."""
+        self._head[slice(None) if rows is None else rows, 1] = DIFFERENCE if difference else 0
 
 
 def _check_skeleton(skeleton) -> None:

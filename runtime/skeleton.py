@@ -21,6 +21,7 @@ from typing import Sequence
 import numpy as np
 
 from . import container, names
+from .builder import Builder
 from .container import Container, FileKind, Section
 from .errors import BuildReason, FormatError, InvalidError, LimitError
 from .limits import MAX_BONES, NO_BONE
@@ -108,6 +109,19 @@ def build(source: SkeletonSource) -> tuple[bytes, np.ndarray]:
     return data, where.astype(np.uint32)
 
 
+def build_skeleton(builder, source: SkeletonSource) -> bytes:
+    """maniBuildSkeleton: builds the file and keeps it in the builder (with where each
+    source bone went); a missing source is a misuse, a refused one is not."""
+    if not isinstance(builder, Builder):
+        raise InvalidError("no builder")
+    builder.enter()
+    if not isinstance(source, SkeletonSource):
+        raise builder.refuse("not a skeleton source")
+    data, order = build(source)
+    builder.keep(data, "skeleton", source_order=order)
+    return data
+
+
 def _depth_first(parents: list[int]) -> list[int]:
     """Source indices in depth-first order, roots and children in source order; refuses loops."""
     n = len(parents)
@@ -181,7 +195,10 @@ class Skeleton:
     """A skeleton file opened in place (maniSkeleton)."""
 
     def __init__(self, data):
-        buf = container.as_buffer(data)
+        with np.errstate(all="ignore"):     # the checks below judge what the bytes hold
+            self._open(container.as_buffer(data))
+
+    def _open(self, buf: np.ndarray) -> None:
         c = Container(buf, FileKind.skeleton, FORMAT_VERSION, FORMAT_MINOR, KNOWN,
                       required=tuple(KNOWN))
         head = c.array(b"SKEL", "<u4", (2,))

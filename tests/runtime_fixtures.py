@@ -6,7 +6,7 @@ from runtime.samples import humanoid_source
 
 
 def open_skeleton(source) -> rt.Skeleton:
-    return rt.Skeleton.open(rt.Builder().build_skeleton(source))
+    return rt.Skeleton.open(rt.build_skeleton(rt.Builder(), source))
 
 
 def humanoid(bones: int = 80, seed: int = 0) -> rt.Skeleton:

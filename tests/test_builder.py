@@ -170,6 +170,6 @@ def test_copy_skeleton_order_capacity_zeroes_the_array():
 
 
 def test_the_same_source_builds_the_same_bytes():
-    a = rt.Builder().build_skeleton(SOURCE)
-    b = rt.Builder().build_skeleton(SOURCE)
+    a = rt.build_skeleton(rt.Builder(), SOURCE)
+    b = rt.build_skeleton(rt.Builder(), SOURCE)
     assert a == b

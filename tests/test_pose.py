@@ -45,7 +45,7 @@ def test_init_pose_refusals():
 
 
 def test_parent_bytes_changed_after_open_give_format_errors():
-    data = np.frombuffer(bytearray(rt.Builder().build_skeleton(
+    data = np.frombuffer(bytearray(rt.build_skeleton(rt.Builder(), 
         SkeletonSource([B("a"), B("b", 0), B("c", 1)]))), np.uint8)
     sk = capi.maniOpenSkeleton(data)
     pose = capi.maniInitPose(sk)

@@ -7,20 +7,19 @@ memory is optional; a result other than success raises the matching runtime.Mani
 NULL is None.
 
 Each header's functions live in a module of their own here (`_skeleton`, `_pose`, ...),
-each with an `__all__` of exactly its complete functions; this package gathers them, so
-`__all__` lists exactly the functions that are complete.
+each with an `__all__` of exactly its complete functions and a `__constants__` of the
+header's constants and enum values; this package gathers both, so `__all__` lists exactly
+the functions that are complete.
 """
 import importlib as _importlib
 import pkgutil as _pkgutil
 
-from ..limits import MAX_BONES as MANI_MAX_BONES
-from ..limits import MAX_NAME_BYTES as MANI_MAX_NAME_BYTES
-from ..limits import NO_BONE as MANI_NO_BONE
-from ..limits import NO_TRACK as MANI_NO_TRACK
-
 __all__: list[str] = []
+__constants__: list[str] = []
 for _info in sorted(_pkgutil.iter_modules(__path__), key=lambda i: i.name):
     _module = _importlib.import_module(f"{__name__}.{_info.name}")
-    globals().update({_name: getattr(_module, _name) for _name in _module.__all__})
+    _names = _module.__all__ + getattr(_module, "__constants__", [])
+    globals().update({_name: getattr(_module, _name) for _name in _names})
     __all__ += _module.__all__
+    __constants__ += getattr(_module, "__constants__", [])
 __all__.sort()

@@ -1,5 +1,6 @@
 """build.h: the builder and the skeleton build (the other builds join with their headers)."""
 from ..builder import Builder, BuilderDef, default_builder_def
+from ..skeleton import build_skeleton
 from ..errors import InvalidError
 
 __all__ = ["maniDefaultBuilderDef", "maniCreateBuilder", "maniDestroyBuilder",
@@ -34,7 +35,7 @@ def require_builder(builder) -> Builder:
 
 def maniBuildSkeleton(builder: Builder, source) -> None:
     """Success returns None; the file is the builder's to copy (maniBuilder_CopyBuilt)."""
-    require_builder(builder).build_skeleton(source)
+    build_skeleton(require_builder(builder), source)
 
 
 def maniBuilder_CopyBuilt(builder: Builder, bufferOut=None):
