@@ -69,52 +69,52 @@ class NaiveRig:
     def pose(self, anim, frame, wrap):
         sp = self.species
         a = None if anim is None or anim == pack.NO_ANIM else sp.anims[anim]
-        frames = a.frames if a else 1
-        i0, i1, k = 0, 0, 0.0
-        if a and frames > 1:
-            f = max(frame, 0.0)
-            base = math.floor(f)
-            k = f - base
-            loop = a.loop_start if 0 < a.loop_start < frames else 0
-            if base >= frames:
+        count = a.frames if a else 1
+        here, after, part = 0, 0, 0.0
+        if a and count > 1:
+            t = max(frame, 0.0)
+            whole = math.floor(t)
+            part = t - whole
+            start = a.loop_start if 0 < a.loop_start < count else 0
+            if whole >= count:
                 if wrap:
-                    base = loop + (base - loop) % (frames - loop)
+                    whole = start + (whole - start) % (count - start)
                 else:
-                    base, k = frames - 1, 0.0
-            i0 = base
-            if i0 < frames - 1:
-                i1 = i0 + 1
+                    whole, part = count - 1, 0.0
+            here = whole
+            if here < count - 1:
+                after = here + 1
             elif wrap:
-                i1 = loop
+                after = start
             else:
-                i1, k = i0, 0.0
-        self.frame_at = i0
-        move_break = self.h * rig.BREAK_MOVE if k > 0 and self.h > 0 else None
+                after, part = here, 0.0
+        self.frame_at = here
+        move_limit = self.h * rig.BREAK_MOVE if part > 0 and self.h > 0 else None
         for b in range(self.n):
             track = a.tracks[b] if a else None
             if track is None:
                 comps = list(self.rest[b])
             else:
-                comps = [self.component(track, c, i0) for c in range(9)]
-                if k > 0:
-                    nxt = [self.component(track, c, i1) for c in range(9)]
-                    turn = []
+                comps = [self.component(track, c, here) for c in range(9)]
+                if part > 0:
+                    then = [self.component(track, c, after) for c in range(9)]
+                    arcs = []
                     for c in (3, 4, 5):
-                        d = nxt[c] - comps[c]
-                        if d > 32768:
-                            d -= 65536
-                        elif d < -32768:
-                            d += 65536
-                        turn.append(d)
-                    if all(abs(d) <= rig.BREAK_ANGLE for d in turn):
-                        for c, d in zip((3, 4, 5), turn):
-                            comps[c] += d * k
-                    move = [nxt[c] - comps[c] for c in (0, 1, 2)]
-                    if move_break is None or all(abs(d) <= move_break for d in move):
-                        for c, d in zip((0, 1, 2), move):
-                            comps[c] += d * k
+                        arc = then[c] - comps[c]
+                        if arc > 32768:
+                            arc -= 65536
+                        elif arc < -32768:
+                            arc += 65536
+                        arcs.append(arc)
+                    if all(abs(arc) <= rig.BREAK_ANGLE for arc in arcs):
+                        for c, arc in zip((3, 4, 5), arcs):
+                            comps[c] += arc * part
+                    shift = [then[c] - comps[c] for c in (0, 1, 2)]
+                    if move_limit is None or all(abs(m) <= move_limit for m in shift):
+                        for c, m in zip((0, 1, 2), shift):
+                            comps[c] += m * part
                     for c in (6, 7, 8):
-                        comps[c] += (nxt[c] - comps[c]) * k
+                        comps[c] += (then[c] - comps[c]) * part
             p = self.parents[b]
             pa = self.acc[p] if p >= 0 else [1.0, 1.0, 1.0]
             tx, ty, tz = comps[0] * pa[0], comps[1] * pa[1], comps[2] * pa[2]
@@ -174,26 +174,24 @@ class NaiveRig:
         self.pose(None, 0, False)
 
     def anchor(self, limit, dt=None):
-        if not (limit and limit > 0) or not self.h > 0 or not self.bind or not self.anchor_ok:
+        if limit is None or limit <= 0 or not self.h > 0 or not self.bind or not self.anchor_ok:
             return
         x, y, z = self.centre()
-        dx, dy, dz = x - self.bind[0], y - self.bind[1], z - self.bind[2]
-        dist = math.sqrt(dx * dx + dy * dy + dz * dz)
-        allow = limit * self.h
-        ox = oy = oz = 0.0
-        if dist > allow:
-            k = (dist - allow) / dist
-            ox, oy, oz = dx * k, dy * k, dz * k
+        gap = [x - self.bind[0], y - self.bind[1], z - self.bind[2]]
+        length = math.sqrt(sum(g * g for g in gap))
+        reach = limit * self.h
+        shift = [0.0, 0.0, 0.0]
+        if length > reach:
+            over = (length - reach) / length
+            shift = [g * over for g in gap]
         if dt and dt > 0 and self.anchor_state is not None:
-            a = min(1.0, 1.0 - 0.5 ** (dt / rig.ANCHOR_HALF_LIFE))
-            px, py, pz = self.anchor_state
-            ox, oy, oz = px + (ox - px) * a, py + (oy - py) * a, pz + (oz - pz) * a
-        self.anchor_state = (ox, oy, oz)
+            ease = min(1.0, 1.0 - 0.5 ** (dt / rig.ANCHOR_HALF_LIFE))
+            shift = [old + (new - old) * ease for old, new in zip(self.anchor_state, shift)]
+        self.anchor_state = shift
         for b in range(self.n):
             for m in (self.pivot[b], self.drawm[b]):
-                m[3] -= ox
-                m[7] -= oy
-                m[11] -= oz
+                for row in range(3):
+                    m[row * 4 + 3] -= shift[row]
 
     def skin(self, yaw=0.0):
         cy, sy = math.cos(yaw), math.sin(yaw)

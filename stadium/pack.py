@@ -127,8 +127,8 @@ class Animation:
     """Per-bone tracks sampled once a frame at FPS.
 
     ``tracks[b]`` is None for a bone the animation never touches (it keeps its rest
-    transform), otherwise nine components in COMPONENTS order, each a number held for
-    the whole animation or an array of one value a frame. Rotations are binary angles.
+    transform). Otherwise it holds nine components in COMPONENTS order, each either one
+    constant or an array with a value per frame. Rotations are binary angles.
     """
 
     frames: int

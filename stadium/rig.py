@@ -1,21 +1,21 @@
-"""One species instance on the battle map: posed, anchored and skinned on the CPU.
+"""One creature on the battle map, posed, anchored and skinned on the CPU.
 
-The species is shared and read-only. A ``StadiumRig`` holds what changes every frame:
-the two matrix chains, the anchor offset, and the vertex buffer its parts draw from.
+A species is a read-only model that any number of rigs share. A ``StadiumRig`` owns
+the per-frame state: both matrix chains, the anchor offset, and the vertex buffer its
+parts draw from.
 
-Skinning on the CPU is cheap here because every vertex is rigidly bound to one bone
-and the models are small. The finished vertices land in the same
-``x y z u v shade`` format as the rest of the voxel diorama, so one shader (depth,
-sun shadow, hour tint, hit flash, post effects) treats a creature like the terrain
-around it.
+Doing this on the CPU costs little, since each vertex follows exactly one bone and
+the models are small. In return the vertices come out in the diorama's own
+``x y z u v shade`` layout and go through its one shader: depth, sun shadow, hour
+tint, hit flash and post effects treat a creature like the terrain around it.
 
-The two chains keep bone scale out of the hierarchy, as the source game does.
-``pivot`` holds rotation and translation only: it is what a child inherits, and the
-normals turn with it. ``draw`` is the same matrix with the bone's accumulated scale
-applied on the right: the vertices go through it, and it never reaches the children.
-A child's offset is scaled by its parent's accumulated scale. Folding the scale into
-the chain instead (glTF style) would shear a rotated child under a non-uniformly
-scaled parent and compound every ancestor's scale once per generation.
+Scale stays outside the hierarchy, as in the source game. ``pivot`` carries rotation
+and translation only. Children compose with it, and normals are turned by it.
+``draw`` is that matrix multiplied from the right by the bone's accumulated scale.
+It is used for the bone's own vertices and is never passed down. Where a child sits is
+stretched by the accumulated scale of its parent. The tempting alternative, scale inside the chain as glTF
+does, shears a turned child of a non-uniformly scaled parent and multiplies each
+ancestor's scale in again at every level below it.
 """
 from __future__ import annotations
 
@@ -33,37 +33,38 @@ log = logging.getLogger(__name__)
 # Binary angle unit: 32768 is pi.
 ANGLE = math.pi / 32768
 
-# Shade comes from which way a surface faces, not from a light: the terrain bakes one
-# value per face direction, and a posed creature must match it. These four numbers
-# fit the diorama's six face values (+Y 1.00, -Y 0.55, +X 0.84, -X 0.72, +Z 0.90,
-# -Z 0.68) as base + x*nx + y*ny + z*nz, so a flank catches the same sun as the roof
-# behind it.
+# The diorama lights a surface by its facing, with no light uniform: terrain carries a
+# baked value per face direction (+Y 1.00, -Y 0.55, +X 0.84, -X 0.72, +Z 0.90,
+# -Z 0.68). A posed creature has no fixed faces, so its shade is computed per vertex
+# as base + x*nx + y*ny + z*nz, with these four numbers fitted to those six. The
+# creature is then lit consistently with the buildings around it.
 SHADE_BASE = 0.7725
 SHADE_X = 0.06
 SHADE_Y = 0.225
 SHADE_Z = 0.11
 
-# A rotation moving more than a quarter turn in one 30 Hz frame is not motion. It is
-# the source re-expressing the same orientation as a different Euler triple, and
-# blending toward it flips the bone through poses neither frame had. Such a bone
-# holds its frame instead: all three components together, since they form one
-# rotation.
+# Angles come as Euler triples, and the data sometimes writes one orientation as a
+# quite different triple from one frame to the next. Interpolating the numbers then
+# swings the bone through orientations neither frame shows. A change above 90 degrees
+# per 30 Hz frame (16384 units) is treated as such a rewrite, not as movement. That
+# bone shows the earlier frame until the next whole frame, with all three angles held
+# together because they describe one rotation.
 BREAK_ANGLE = 16384
 
-# Likewise a translation of more than half the body height in one frame is a
-# teleport, not a stride, so the bone holds its frame rather than smearing across the
-# gap. Scale needs no guard: a blend of two scales lies between them.
+# The same for position: a bone jumping more than half the body height between two
+# frames is a jump cut, and a blend would draw it halfway across the gap. Scale is
+# never held, since any mix of two scales is bounded by them.
 BREAK_MOVE = 0.5
 
-# How far the body estimate may move in one frame of the standby loop before the
-# species is judged unmeasurable and left unanchored. Genuine motion moves the body
-# about a fifth of its height a frame. Junk rotation frames move it several heights,
-# and no filter can both follow real excursions and reject that.
+# Largest per-frame jump of the body estimate, in body-heights, that the standby loop
+# of a species may show if the species is to be anchored. Real movement stays near 0.2 a frame.
+# Broken rotation frames jump many times that, and no smoothing constant keeps the
+# first while rejecting the second, so such a species is simply not anchored.
 ANCHOR_STEADY = 0.5
 
-# Seconds for the anchor offset to close half the gap to its target. Short enough to
-# catch a real excursion within a few frames; long enough to flatten a 30 Hz wobble
-# of the estimate instead of shaking the whole body with it.
+# Seconds for the anchor offset to cover half of the remaining distance to its target.
+# A real excursion is followed within a few frames, while frame-to-frame jitter in the
+# estimate is averaged away rather than passed on to the whole body.
 ANCHOR_HALF_LIFE = 0.05
 
 
@@ -123,7 +124,7 @@ class RigPart:
     vertices: np.ndarray   # float32 (count, 6): x y z u v shade, rewritten by skin()
     indices: np.ndarray    # uint16 flat triangle list
     texture: int           # image index, chosen by textures()
-    additive: bool         # drawn in the second, additive pass; never a shadow caster
+    additive: bool         # blended in after the opaque parts; casts no shadow
 
 
 def _features(components: np.ndarray) -> np.ndarray:
@@ -139,11 +140,11 @@ class _Clip:
     """One animation as per-frame feature rows, plus the guarded step to the next frame.
 
     ``features[f]`` holds every bone's rows at frame f (rest values for untouched
-    bones). ``steps[f]`` is what a blend from f toward the next frame adds per unit of
-    progress: the short way round for angles, and zero for a bone whose rotation or
-    translation breaks between the two frames. Past the last frame a loop continues at
-    its loop start, so the last step points there. Phases are linear in the angles, so
-    blending them is blending the angles.
+    bones). ``steps[f]`` is the change toward the following frame per unit of blend:
+    angles take the smaller of the two arcs, and a bone whose rotation or translation
+    jumps past its guard gets zero (it shows frame f). A loop's last frame continues
+    into its loop start, so that is where its last step points. Phases are linear in
+    the angles, so blending them blends the angles.
     """
 
     def __init__(self, anim: pack.Animation, rest: np.ndarray, move_break):
@@ -168,7 +169,7 @@ class _Clip:
         steps = _features(delta)
         steps[..., :_TERMS] += _PHASES        # a step carries no phase of its own
         self.steps = steps
-        # a clip that never scales has no accumulated scale to carry
+        # without any scale other than 1 there is no accumulated scale to compute
         self.scaled = bool(np.any(values[..., 6:9] != 1.0))
 
 
@@ -281,7 +282,7 @@ class StadiumRig:
         self._change = np.empty(3)
         # one interleaved buffer; each part's rows are a contiguous slice of it
         self._buffer = np.zeros((vcount, 6), np.float32)
-        self._buffer[:, 3:5] = sh.uv     # uv never change: written once, here
+        self._buffer[:, 3:5] = sh.uv     # uv are fixed: set here, never touched again
         self._buffer[:, 5] = 1.0
         self.parts: list[RigPart] = []
         self._animated = []
@@ -320,7 +321,7 @@ class StadiumRig:
         self._applied = (0.0, 0.0, 0.0)  # what anchor() has subtracted from this pose
         self._filtered = None            # the smoothed anchor offset, across frames
         self._released = False
-        # measured while the rig is being built: posing the bind pose now costs no pose
+        # now, before any pose exists that measuring could overwrite
         self.measure_bind()
         self.skin(0.0)
 
@@ -328,14 +329,15 @@ class StadiumRig:
 
     @property
     def pivot(self) -> np.ndarray:
-        """(n, 3, 4) rotation and translation per bone: a read-only view."""
+        """(n, 3, 4) per bone: rotation and translation, no scale (a read-only view)."""
         view = self._world[:-1, :3, :]
         view.flags.writeable = False
         return view
 
     @property
     def draw(self) -> np.ndarray:
-        """(n, 3, 4) the pivot with the bone's accumulated scale on the right (a copy)."""
+        """(n, 3, 4) per bone: the pivot times its accumulated scale, as the vertices see
+        it (a copy)."""
         out = self._world[:-1, :3, :].copy()
         if self._scaled:
             out[:, :, :3] *= self._acc[:-1, None, :]
@@ -359,11 +361,11 @@ class StadiumRig:
         return self._opaque
 
     def additive_parts(self):
-        """Held back for a second pass so flames composite over the body."""
+        """Drawn after the opaque parts and added on top of them (flames)."""
         return self._additive
 
     def caster_parts(self):
-        """What the sun pass draws: a flame casts light, not a shadow."""
+        """What the sun pass draws: the opaque parts, since fire throws no shadow."""
         return self._opaque
 
     # ------------------------------------------------------------ posing
@@ -371,9 +373,10 @@ class StadiumRig:
     def pose(self, anim, frame: float, wrap: bool):
         """Pose animation ``anim`` (None or NO_ANIM: the bind pose) at a float frame.
 
-        ``wrap`` joins the end back to the loop start (a standby loop). Without it the
-        last frame holds (a faint). A whole frame shows exactly that frame. Between
-        frames the pose blends toward the next, except for bones the guards hold.
+        With ``wrap`` the timeline continues from the loop start after its end (a
+        standby). Without it the final frame stays on screen (a faint). An integer
+        frame gives that stored frame exactly. A fraction blends toward the following
+        frame, except for bones a guard holds.
         """
         sh = self._shared
         if anim is None or anim == pack.NO_ANIM:
@@ -383,33 +386,33 @@ class StadiumRig:
         else:
             raise ValueError(f"{self.species.name}: no animation {anim} "
                              f"(the species has {len(sh.clips)})")
-        base, k = 0, 0.0
+        whole, part = 0, 0.0
         if clip.frames > 1:
             if not math.isfinite(frame):
                 raise ValueError(f"{self.species.name}: frame {frame!r} is not finite")
             f = max(float(frame), 0.0)
-            base = math.floor(f)
-            k = f - base
+            whole = math.floor(f)
+            part = f - whole
             last = clip.frames - 1
-            if base > last:
+            if whole > last:
                 if wrap:
-                    # where the game's own player sends its counter
-                    base = clip.loop + (base - clip.loop) % (clip.frames - clip.loop)
+                    # the source game's player restarts its counter at the loop start
+                    whole = clip.loop + (whole - clip.loop) % (clip.frames - clip.loop)
                 else:
-                    base, k = last, 0.0
-            if base == last and not wrap:
-                k = 0.0      # a held animation has nothing after its last frame
-        # The whole frame on show, never the blend: a texture has no halfway, so the
-        # streams step at 30 Hz while the skeleton moves at 60.
-        self._frame_at = base
-        key = (anim, base, k)
+                    whole, part = last, 0.0
+            if whole == last and not wrap:
+                part = 0.0      # no frame follows the last one of a held animation
+        # Remember the integer frame, not the blend. Image swaps cannot be blended, so
+        # texture streams advance at 30 Hz even when the bones are drawn at 60.
+        self._frame_at = whole
+        key = (anim, whole, part)
         if key == self._pose_key:
             return
-        if k == 0.0:
-            features = clip.features[base]
+        if part == 0.0:
+            features = clip.features[whole]
         else:
-            features = np.multiply(clip.steps[base], k, out=self._blend)
-            features += clip.features[base]
+            features = np.multiply(clip.steps[whole], part, out=self._blend)
+            features += clip.features[whole]
         self._compose(features, clip.scaled)
         self._pose_key = key
         self._pose_serial += 1
@@ -426,7 +429,7 @@ class StadiumRig:
             self._scale[:n] = features[:, _S]
             np.take(self._scale, sh.ancestors, axis=0, out=self._chain_scale)
             np.multiply.reduce(self._chain_scale, axis=0, out=self._acc[:n])
-            # a child's offset is scaled by its parent's accumulated scale, not its axes
+            # the parent's accumulated scale stretches where a child sits, not its axes
             np.take(self._acc, sh.parent_row, axis=0, out=self._parent_acc)
             np.multiply(features[:, _T], self._parent_acc, out=self._offset_terms)
         else:
@@ -442,17 +445,24 @@ class StadiumRig:
     # ------------------------------------------------------------ anchoring
 
     def _centre_now(self) -> np.ndarray:
-        """The body centre of the current pose: bone origins weighted by vertex count."""
+        """Where the body is now: the mean bone origin, each weighted by its vertex count.
+
+        A median of the origins would be robust too, but it is a rank. When the wings
+        hold most of the bones, the middle one switches between the raised and lowered
+        groups and the estimate jumps. Fixed per-bone weights cannot jump, and bones
+        that carry few vertices hardly move it.
+        """
         return np.dot(self._shared.weights, self._origins, out=self._centre)
 
     def measure_bind(self):
-        """Measure the bind centre and the anchor verdict once per species.
+        """Find the bind-pose centre and decide whether the species can be anchored.
 
-        Posing the bind pose overwrites the current pose, which is why this runs while
-        the rig is built and never lazily from anchor(). The verdict walks the standby
-        loop. If the body estimate jumps more than ANCHOR_STEADY body-heights in one
-        frame, the estimate cannot be trusted, and the species plays unanchored. It
-        then travels as its data says but does not shake.
+        Done once per species, during construction: it poses the bind pose, which
+        must not clobber a pose that anchor() is about to correct. The decision steps
+        through the standby loop. If the body estimate jumps by more than
+        ANCHOR_STEADY body-heights between two frames, the estimate is unreliable for
+        this species. It is then never anchored, and it moves exactly as animated
+        instead of jittering.
         """
         sh = self._shared
         if sh.bind_centre is not None or sh.weights is None:
@@ -473,21 +483,21 @@ class StadiumRig:
                 before = here
             if worst > ANCHOR_STEADY:
                 ok = False
-                log.info("stadium: %s moves its body %.1f body-heights in one frame of its "
-                         "standby loop; not anchoring it, the estimate cannot be trusted",
-                         species.name, worst)
+                log.info("%s: standby body estimate jumps %.2f body-heights between frames "
+                         "(limit %.2f); anchoring disabled for this species",
+                         species.name, worst, ANCHOR_STEADY)
         sh.bind_centre, sh.anchor_ok = bind, ok
         self.pose(None, 0.0, False)
 
     def anchor(self, limit, dt=None):
-        """Take back whatever carries the body more than ``limit`` body-heights from
-        its bind centre.
+        """Shift the whole pose back so the body stays within ``limit`` body-heights
+        of its bind centre.
 
-        Motion inside the limit is left exactly as posed, so a lunge still reads as a
-        lunge. Past it only the excess goes, so an excursion still looks big and
-        returns to the tile it left. With ``dt`` (seconds) the offset moves toward its
-        target with ANCHOR_HALF_LIFE. Without it the offset applies whole, which is
-        what a still frame wants. A None or non-positive limit leaves the pose alone.
+        Anything within the limit is kept, so attacks and recoils keep their shape.
+        Beyond it only the overshoot is subtracted, so a long excursion still shows as
+        long and ends on its own cell. Pass ``dt`` (seconds) to ease the shift toward
+        its target at ANCHOR_HALF_LIFE. Without it the full shift applies at once, as
+        a single still frame needs. A None or non-positive limit does nothing.
         """
         sh = self._shared
         if limit is None or not limit > 0 or not sh.raw_height > 0:
@@ -501,7 +511,7 @@ class StadiumRig:
         dx, dy, dz = self._travel
         dist = math.sqrt(dx * dx + dy * dy + dz * dz)
         allow = limit * sh.raw_height
-        # only the excess beyond the limit: inside it the motion keeps its shape
+        # subtract the overshoot only; inside the limit nothing moves
         excess = (dist - allow) / dist if dist > allow else 0.0
         tx, ty, tz = dx * excess, dy * excess, dz * excess
         if dt is not None and dt > 0 and self._filtered is not None:
@@ -521,13 +531,13 @@ class StadiumRig:
     # ------------------------------------------------------------ skinning
 
     def skin(self, yaw: float = 0.0):
-        """Rewrite every part's positions and shade in place; uv stay as written.
+        """Rewrite every part's positions and shade in place; uv are left alone.
 
-        Positions go through the bone's draw matrix. The shade uses the posed normal,
-        turned by the pivot (a pure rotation, so a non-uniformly scaled bone keeps its
-        normals) and by ``yaw``, the model matrix's own turn. The sun does not turn
-        with the creature, so the shade must be taken against the world normal.
-        Nothing is rewritten when neither the pose nor the yaw changed.
+        Each position goes through its bone's draw matrix. Each normal goes through the
+        pivot, which has no scale, so stretched bones keep true normals. It is then
+        turned by ``yaw``, the Y rotation the renderer's model matrix will apply. The
+        light is fixed in the world, so shade must follow the world-space normal.
+        If neither the pose nor the yaw changed since the last call, nothing is done.
         """
         if self._released:
             return
@@ -561,9 +571,10 @@ class StadiumRig:
         """Choose each part's image for the frame the last pose() showed.
 
         ``aux`` indexes species.aux_anims (None: every part wears its own texture).
-        A stream is read at the skeletal frame, since one counter drives both in the
-        game, and clamped at its last entry, never wrapped. A five-entry blink in a
-        forty-frame loop then blinks once per loop instead of eight times.
+        Streams are indexed by the skeleton's integer frame, because the source game
+        advances both from the same counter. Past its end a stream keeps its final
+        entry rather than starting over. A five-entry blink in a forty-frame loop
+        therefore blinks once per loop, not eight times.
         """
         streams = self._shared.streams
         channels = streams[aux] if aux is not None and 0 <= aux < len(streams) else ()

@@ -435,7 +435,7 @@ def test_case3_an_untrustworthy_standby_is_judged_and_left_to_travel(caplog):
     with caplog.at_level(logging.INFO, logger="stadium.rig"):
         r = StadiumRig(s)
     assert not r.anchor_ok
-    assert any("Mosshoof" in m and "not anchoring" in m for m in caplog.messages)
+    assert any("Mosshoof" in m and "anchoring disabled" in m for m in caplog.messages)
     # the log is once per species, not once per rig
     caplog.clear()
     with caplog.at_level(logging.INFO, logger="stadium.rig"):

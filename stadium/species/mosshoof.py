@@ -1,9 +1,9 @@
 """Mosshoof: a horned, moss-backed grazer on four legs.
 
 Its standby loop carries three frames of junk root rotation, as if the source data
-were broken. They throw the body estimate more than ANCHOR_STEADY body-heights in one
-frame, so the rig must judge the species unanchorable and let it travel as its
-animations say.
+were broken. Between two frames they move the body estimate by more than
+ANCHOR_STEADY body-heights, so the rig must refuse to anchor this species and let it
+move exactly as animated.
 """
 from __future__ import annotations
 
