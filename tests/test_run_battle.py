@@ -15,8 +15,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "run_battle.py"
 
 
-def run(*args, cwd=None, **env):
-    environment = dict(os.environ, SDL_VIDEODRIVER="dummy", **env)
+def run(*args, cwd=None, environment=None, **env):
+    environment = environment or dict(os.environ, SDL_VIDEODRIVER="dummy", **env)
     return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True,
                           cwd=cwd or ROOT, env=environment, timeout=300)
 
@@ -64,8 +64,14 @@ def test_scale_makes_bigger_whole_pixels(tmp_path):
     assert (blocks == blocks[:, :1, :, :1]).all()
 
 
-def test_without_a_display_it_falls_back_to_headless_and_says_where(tmp_path):
-    done = run(cwd=tmp_path)
+BARE = {k: v for k, v in os.environ.items()
+        if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
+
+
+@pytest.mark.parametrize("environment", [None, BARE], ids=["dummy driver", "no display at all"])
+def test_without_a_display_it_falls_back_to_headless_and_says_where(tmp_path, environment):
+    # with nothing set SDL picks its "offscreen" driver, where a window would run unseen
+    done = run(cwd=tmp_path, environment=environment)
     assert done.returncode == 0, done.stderr
     written = sorted((tmp_path / "out" / "battle").glob("*.png"))
     assert written

@@ -12,6 +12,9 @@ from .image import Image
 from .mesh import Mesh
 
 
+HEADLESS_DRIVERS = ("offscreen", "dummy")
+
+
 class WindowUnavailable(RuntimeError):
     """pygame could not open an OpenGL window here (no display, or no GL for it)."""
 
@@ -41,6 +44,11 @@ class Graphics:
 
         try:
             pygame.display.init()
+            driver = pygame.display.get_driver()
+            if driver in HEADLESS_DRIVERS:
+                # SDL falls back to these where nothing can show a window: a window there
+                # would run forever unseen
+                raise pygame.error(f"no display (SDL's {driver!r} video driver)")
             pygame.display.gl_set_attribute(pygame.GL_CONTEXT_MAJOR_VERSION, 3)
             pygame.display.gl_set_attribute(pygame.GL_CONTEXT_MINOR_VERSION, 3)
             pygame.display.gl_set_attribute(pygame.GL_CONTEXT_PROFILE_MASK,
