@@ -15,10 +15,18 @@ from .clip_build import (ChannelPath, ChannelSource, ClipReport, ClipSource, Dis
                          FloatTrackSource, Interpolation, build_clip, measure_clip)
 from .errors import (BuildReason, BusyError, CapacityError, FormatError, InvalidError, LimitError,
                      ManiError, Result, VersionError)
+from .influences import CenterSource, Influences, InfluenceSource, build_centers, build_influences
 from .limits import MAX_BONES, MAX_NAME_BYTES, NO_BONE, NO_TRACK
+from .morph import (MorphAttribute, MorphChannelSource, MorphJob, MorphSemantic, MorphSource,
+                    MorphStream, MorphTargets, MorphTargetSource, apply_morph_targets,
+                    build_morph_targets, compute_target_weights)
 from .pose import Pose, PoseBatch, pose_size
 from .rootmotion import RootAxes, RootMotionSource, RootRotation
+from .scratch import Scratch
 from .skeleton import BoneSource, Skeleton, SkeletonSource, build_skeleton
+from .skin import Skin, SkinSource, build_skin, compute_palette
+from .skinning import (SkinJob, SkinStream, StreamKind, palette_to_dual_quaternions, palette_to_rows,
+                       skin_blended, skin_centers, skin_dual_quaternion, skin_linear)
 from .transform import IDENTITY, IDENTITY_AFFINE, decompose_affine
 
 __all__ = [
@@ -31,9 +39,17 @@ __all__ = [
     "FloatTrackSource", "Interpolation", "build_clip", "measure_clip",
     "BuildReason", "BusyError", "CapacityError", "FormatError", "InvalidError", "LimitError",
     "ManiError", "Result", "VersionError",
+    "CenterSource", "Influences", "InfluenceSource", "build_centers", "build_influences",
     "MAX_BONES", "MAX_NAME_BYTES", "NO_BONE", "NO_TRACK",
+    "MorphAttribute", "MorphChannelSource", "MorphJob", "MorphSemantic", "MorphSource",
+    "MorphStream", "MorphTargets", "MorphTargetSource", "apply_morph_targets",
+    "build_morph_targets", "compute_target_weights",
     "Pose", "PoseBatch", "pose_size",
     "RootAxes", "RootMotionSource", "RootRotation",
+    "Scratch",
     "BoneSource", "Skeleton", "SkeletonSource", "build_skeleton",
+    "Skin", "SkinSource", "build_skin", "compute_palette",
+    "SkinJob", "SkinStream", "StreamKind", "palette_to_dual_quaternions", "palette_to_rows",
+    "skin_blended", "skin_centers", "skin_dual_quaternion", "skin_linear",
     "IDENTITY", "IDENTITY_AFFINE", "decompose_affine",
 ]

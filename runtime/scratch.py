@@ -1,0 +1,35 @@
+"""Working memory for the vertex jobs (skinning, morph targets), kept between calls so a
+frame allocates nothing. One scratch serves one thread at a time; a job given none uses its
+thread's own, so jobs over disjoint ranges can run on several threads at once."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+MIN_COLUMNS = 4096
+
+
+class Scratch:
+    """Named float32 buffers that grow to the largest request and are then reused."""
+
+    def __init__(self):
+        self._flat: dict[str, np.ndarray] = {}
+
+    def rows(self, name: str, rows: int, columns: int) -> np.ndarray:
+        """A C-contiguous (rows, columns) float32 array, the same memory from call to call."""
+        size = rows * columns
+        buf = self._flat.get(name)
+        if buf is None or buf.size < size:
+            buf = self._flat[name] = np.empty(max(size, rows * MIN_COLUMNS), dtype=np.float32)
+        return buf[:size].reshape(rows, columns)
+
+
+_local = threading.local()
+
+
+def thread_scratch() -> Scratch:
+    s = getattr(_local, "scratch", None)
+    if s is None:
+        s = _local.scratch = Scratch()
+    return s
