@@ -99,24 +99,29 @@ def blend_poses(skeleton: Skeleton, layers: Sequence[BlendLayer], threshold: flo
     difference = kinds == {True}
     rest = _rest_of(skeleton, difference)
 
-    # the rest joins as one more layer, taking whatever share the layers leave
     divisor = np.maximum(w.sum(axis=0), threshold)
-    share = np.empty((len(layers) + 1, n))
-    np.divide(w, divisor, out=share[:-1], where=divisor > 0)
-    share[:-1, divisor == 0] = 0.0
-    share[-1] = 1.0 - share[:-1].sum(axis=0)
-    values = np.array([*(layer.pose.locals for layer in layers), rest], dtype=np.float64)
-    by_bone = values.transpose(1, 0, 2)                              # (n, layers, 10)
-    result = np.matmul(share.T[:, None, :], by_bone)[:, 0]
-    # Rotations: each layer's sign chosen to agree with the sum of those before it, from
-    # the layers' dot products with each other (sign(q) . q_i is sign times the Gram entry).
-    quats = by_bone[:, :, R]
-    gram = np.matmul(quats, quats.transpose(0, 2, 1))
-    signed = share.copy()
-    for i in range(1, len(signed)):
-        agree = np.einsum("ln,nl->n", signed[:i], gram[:, :i, i])
-        signed[i] = np.copysign(share[i], agree)
-    q = np.matmul(signed.T[:, None, :], quats)[:, 0]
+    share = np.divide(w, divisor, out=np.zeros_like(w), where=divisor > 0)
+    rest_share = 1.0 - share.sum(axis=0)
+    rows = [layer.pose.locals for layer in layers]
+    if rest_share.any():            # the rest joins as one more layer, taking the shortfall
+        rows.append(rest)
+        share = np.vstack([share, rest_share])
+    by_bone = np.array(rows, dtype=np.float64).transpose(1, 0, 2)       # (n, layers, 10)
+    # Row 0 of each bone's weights mixes translations and scales; row 1 mixes rotations,
+    # each layer's sign chosen to agree with the sum of those before it, read from the
+    # layers' dot products with each other (the Gram matrix).
+    weights = np.empty((n, 2, len(rows)))
+    weights[:, 0] = share.T
+    signed = weights[:, 1]
+    signed[...] = share.T
+    if len(rows) > 1:
+        quats = by_bone[:, :, R]
+        gram = np.matmul(quats, quats.transpose(0, 2, 1))
+        for i in range(1, len(rows)):
+            agree = np.einsum("nl,nl->n", signed[:, :i], gram[:, :i, i])
+            np.copysign(signed[:, i], agree, out=signed[:, i])
+    mixed = np.matmul(weights, by_bone)                                # (n, 2, 10)
+    result, q = mixed[:, 0], mixed[:, 1, R]
     length = np.sqrt(np.einsum("nc,nc->n", q, q))[:, None]
     result[:, R] = np.divide(q, length, out=rest[:, R].copy(), where=length > 0)
     out.locals[...] = result
