@@ -70,6 +70,7 @@ from . import container, names
 from .container import Container, FileKind
 from .errors import CapacityError, FormatError, InvalidError
 from .limits import MAX_BONES, NO_TRACK
+from .memory import caller_bytes
 from .pose import Pose, PoseBatch
 from .skeleton import ROTATION_TOLERANCE, Skeleton
 from .transform import IDENTITY
@@ -805,14 +806,7 @@ class ClipCursor:
 
 
 def _cursor_memory(memory, size: int | None) -> np.ndarray:
-    try:
-        buf = np.frombuffer(memory, dtype=np.uint8)
-    except (TypeError, ValueError) as exc:
-        raise InvalidError(f"memory not a writable buffer: {exc}") from None
-    if not buf.flags.writeable:
-        raise InvalidError("memory is read-only")
-    if buf.ctypes.data % CURSOR_ALIGN:
-        raise InvalidError(f"memory not aligned to {CURSOR_ALIGN}")
+    buf = caller_bytes(memory, CURSOR_ALIGN)
     if size is not None:
         size = int(size)
         if not 0 <= size <= buf.size:

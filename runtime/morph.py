@@ -44,7 +44,7 @@ from .builder import Builder
 from .container import Container, FileKind, Section
 from .errors import BuildReason, CapacityError, FormatError, InvalidError, LimitError
 from .limits import MAX_NAME_BYTES
-from .scratch import Scratch, thread_scratch
+from .scratch import Scratch, thread_scratch, vertex_range
 
 FORMAT_VERSION = 1
 FORMAT_MINOR = 0
@@ -833,15 +833,8 @@ def apply_morph_targets(job: MorphJob) -> None:
     if not np.isfinite(weights).all():
         raise InvalidError("a target weight not finite")
     n = mt.vertex_count
-    first, count = job.first, job.count
-    if not (isinstance(first, (int, np.integer))
-            and (count is None or isinstance(count, (int, np.integer)))):
-        raise InvalidError("first and count must be integers")
-    first = int(first)
-    count = n - first if count is None else int(count)
-    if first < 0 or count < 0 or first + count > n:
-        raise InvalidError(f"vertices {first}..{first + count} past the {n} vertices")
-    end = first + count
+    first, end = vertex_range(job.first, job.count, n)
+    count = end - first
     if job.streams is None:
         raise InvalidError("no streams")
     streams = [_check_stream(s, i, end) for i, s in enumerate(job.streams)]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import CapacityError, FormatError, InvalidError
+from .memory import ALIGN, caller_bytes
 from .skeleton import Skeleton
 from .transform import (IDENTITY, IDENTITY_AFFINE, ROTATION_FROM_OUTER, R, S, T, decompose_affine,
                         rotation_matrices)
@@ -29,7 +30,6 @@ MAGIC = np.frombuffer(b"POSE", dtype="<u4")[0]
 HEADER_BYTES = 32
 MODEL_CURRENT = 1
 DIFFERENCE = 2
-ALIGN = 8
 
 
 def pose_size(bone_count: int) -> int:
@@ -50,14 +50,7 @@ def _views(buf: np.ndarray, n: int):
 def _memory(memory, size: int) -> np.ndarray:
     if memory is None:
         return np.zeros(size, dtype=np.uint8)
-    try:
-        buf = np.frombuffer(memory, dtype=np.uint8)
-    except (TypeError, ValueError) as exc:
-        raise InvalidError(f"memory not a writable buffer: {exc}") from None
-    if not buf.flags.writeable:
-        raise InvalidError("memory is read-only")
-    if buf.ctypes.data % ALIGN:
-        raise InvalidError(f"memory not aligned to {ALIGN}")
+    buf = caller_bytes(memory, ALIGN)
     if buf.size < size:
         raise CapacityError(f"{buf.size} bytes for a pose of {size}")
     return buf[:size]

@@ -7,6 +7,8 @@ import threading
 
 import numpy as np
 
+from .errors import InvalidError
+
 MIN_COLUMNS = 4096
 
 
@@ -33,3 +35,16 @@ def thread_scratch() -> Scratch:
     if s is None:
         s = _local.scratch = Scratch()
     return s
+
+
+def vertex_range(first, count, n: int) -> tuple[int, int]:
+    """A job's vertices [first, end): `count` None runs to the last; refuses what is not
+    whole numbers within the n vertices."""
+    if not (isinstance(first, (int, np.integer))
+            and (count is None or isinstance(count, (int, np.integer)))):
+        raise InvalidError("first and count must be integers")
+    first = int(first)
+    count = n - first if count is None else int(count)
+    if first < 0 or count < 0 or first + count > n:
+        raise InvalidError(f"vertices {first}..{first + count} past the {n} vertices")
+    return first, first + count

@@ -37,7 +37,7 @@ import numpy as np
 from .errors import InvalidError
 from .influence_plan import BLOCK
 from .influences import Influences
-from .scratch import Scratch, thread_scratch
+from .scratch import Scratch, thread_scratch, vertex_range
 from .transform import quats_from_matrices, quat_mul
 
 CHUNK_BLOCKS = 8
@@ -134,15 +134,7 @@ def _checked(job, palette: bool, dual: bool, centers: bool):
     if centers and inf.centers is None:
         raise InvalidError("influences without centers (build them with build_centers)")
     n = inf.vertex_count
-    first, count = job.first, job.count
-    if not (isinstance(first, (int, np.integer))
-            and (count is None or isinstance(count, (int, np.integer)))):
-        raise InvalidError("first and count must be integers")
-    first = int(first)
-    count = n - first if count is None else int(count)
-    if first < 0 or count < 0 or first + count > n:
-        raise InvalidError(f"vertices {first}..{first + count} past the {n} vertices")
-    end = first + count
+    first, end = vertex_range(job.first, job.count, n)
     streams = job.streams
     if streams is None:
         raise InvalidError("no streams")
