@@ -11,7 +11,7 @@ from runtime.blend import MaskChain as C
 from runtime.skeleton import BoneSource as B
 from runtime.skeleton import SkeletonSource
 
-from runtime_fixtures import humanoid, open_skeleton, random_pose, random_quats
+from runtime_fixtures import humanoid, open_skeleton, random_pose
 
 SK = humanoid(30)
 weights = st.floats(0, 1, allow_nan=False)

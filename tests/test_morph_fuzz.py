@@ -7,7 +7,8 @@ from runtime import capi
 from runtime.morph import (MorphAttribute, MorphChannelSource, MorphSemantic, MorphSource,
                            MorphTargetSource)
 
-from test_skin_fixtures import build, check_fields_blamed, check_random_corruption, section_fields
+from file_fuzzing import check_fields_blamed, check_random_corruption, section_fields
+from test_skin_fixtures import build
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,8 @@ import pytest
 from runtime import capi
 from runtime.skin import SkinSource
 
-from test_skin_fixtures import (build, check_fields_blamed, check_random_corruption, humanoid,
-                                rest_inverse_binds, section_fields)
+from file_fuzzing import check_fields_blamed, check_random_corruption, section_fields
+from test_skin_fixtures import build, humanoid, rest_inverse_binds
 
 
 @pytest.fixture(scope="module")

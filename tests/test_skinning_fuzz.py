@@ -6,8 +6,8 @@ import pytest
 from runtime import capi
 from runtime.influences import CenterSource, InfluenceSource
 
-from test_skin_fixtures import (build, check_fields_blamed, check_random_corruption, humanoid,
-                                open_skin, section_fields)
+from file_fuzzing import check_fields_blamed, check_random_corruption, section_fields
+from test_skin_fixtures import build, humanoid, open_skin
 
 
 @pytest.fixture(scope="module")
