@@ -1,12 +1,12 @@
 """Maul Anim: a game-animation runtime in Python and numpy.
 
 The Pythonic API: classes named after the spec's nouns, numpy arrays in and out, `out=`
-on hot paths. Each kind of file is built by a function of its module that takes a Builder
+on hot paths. Graph node sources are in `runtime.graph_source`. Each kind of file is built by a function of its module that takes a Builder
 (`build_skeleton(builder, source)`, `build_clip(builder, source)`, ...) and opened in place
 by its view class (`Skeleton.open(data)`, `Clip.open(data)`). The spec's C names are in
 runtime.capi, a thin layer over this.
 """
-from . import rootmotion
+from . import graph_source, rootmotion
 from .base import VERSION, check_cpu, hash64, result_name, simd_backend
 from .blend import BlendLayer, MaskChain, add_layers, blend_poses, build_mask, compute_pose_difference
 from .builder import Builder, BuilderDef, default_builder_def
@@ -15,6 +15,14 @@ from .clip_build import (ChannelPath, ChannelSource, ClipReport, ClipSource, Dis
                          FloatTrackSource, Interpolation, build_clip, measure_clip)
 from .errors import (BuildReason, BusyError, CapacityError, FormatError, InvalidError, LimitError,
                      ManiError, Result, VersionError)
+from .graph import Graph
+from .graph_batch import evaluate_batch, update_batch
+from .graph_binding import GraphAssets, GraphBinding, bind
+from .graph_build import build_graph
+from .graph_instance import GraphInstance, GraphNodeView, GraphValue
+from .graph_json import GraphNamedAssets, build_graph_json, write_graph_json
+from .graph_source import GraphSource
+from .graph_subset import GraphSubset, evaluate_subset
 from .influences import CenterSource, Influences, InfluenceSource, build_centers, build_influences
 from .limits import MAX_BONES, MAX_NAME_BYTES, NO_BONE, NO_TRACK
 from .morph import (MorphAttribute, MorphChannelSource, MorphJob, MorphSemantic, MorphSource,
@@ -30,7 +38,7 @@ from .skinning import (SkinJob, SkinStream, StreamKind, palette_to_dual_quaterni
 from .transform import IDENTITY, IDENTITY_AFFINE, decompose_affine
 
 __all__ = [
-    "rootmotion",
+    "graph_source", "rootmotion",
     "VERSION", "check_cpu", "hash64", "result_name", "simd_backend",
     "BlendLayer", "MaskChain", "add_layers", "blend_poses", "build_mask", "compute_pose_difference",
     "Builder", "BuilderDef", "default_builder_def",
@@ -39,6 +47,9 @@ __all__ = [
     "FloatTrackSource", "Interpolation", "build_clip", "measure_clip",
     "BuildReason", "BusyError", "CapacityError", "FormatError", "InvalidError", "LimitError",
     "ManiError", "Result", "VersionError",
+    "Graph", "evaluate_batch", "update_batch", "GraphAssets", "GraphBinding", "bind", "build_graph",
+    "GraphInstance", "GraphNodeView", "GraphValue", "GraphNamedAssets", "build_graph_json",
+    "write_graph_json", "GraphSource", "GraphSubset", "evaluate_subset",
     "CenterSource", "Influences", "InfluenceSource", "build_centers", "build_influences",
     "MAX_BONES", "MAX_NAME_BYTES", "NO_BONE", "NO_TRACK",
     "MorphAttribute", "MorphChannelSource", "MorphJob", "MorphSemantic", "MorphSource",

@@ -17,6 +17,7 @@ class Version(NamedTuple):
 
 
 VERSION = Version(0, 1, 0)
+ABI_VERSION = 1         # MANI_ABI_VERSION: saved states of another ABI are refused
 
 # Our kernels are numpy's: the library compiles no vector code of its own, so no CPU can
 # be the wrong one for this build and the honest backend name is the scalar one. (numpy

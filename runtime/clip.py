@@ -614,6 +614,22 @@ class Clip:
         """The markers a playhead passes, by event_range's rules."""
         return self._markers.range(start, end)
 
+    # ---- the samples, for samplers of their own (graphs sample many clips at once)
+    @property
+    def samples(self) -> np.ndarray:
+        """The (S, B, 10) samples of the tracked bones, in place."""
+        return self._samples
+
+    @property
+    def segment_dots(self) -> np.ndarray:
+        """(S - 1, B): each sample's rotations dotted with the next's (nlerp's lengths)."""
+        return self._dots
+
+    @property
+    def tracked_bones(self) -> np.ndarray:
+        """The bones the clip tracks, increasing."""
+        return self._bones
+
     # ---- root motion (rootmotion.py reads these)
     @property
     def has_root_motion(self) -> bool:

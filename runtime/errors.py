@@ -76,6 +76,11 @@ class BuildReason(IntEnum):
     Unreachable = 43
     Scalar = 44
     Difference = 45
+    Transition = 46        # graphs: a machine's transition (item the node, other the transition)
+    Model = 47
+    SpringSetSlot = 48
+    MirrorGraph = 49
+    MirrorParity = 50
 
 
 class ManiError(Exception):

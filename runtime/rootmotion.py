@@ -67,7 +67,7 @@ Move = tuple  # (tx, ty, tz, qx, qy, qz, qw)
 _IDENTITY_TUPLE = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0)
 
 
-def _compose(a: Move, b: Move) -> Move:
+def compose_moves(a: Move, b: Move) -> Move:
     """a, then b from where a ends: (t_a + r_a t_b, r_a r_b), the rotation renormalized."""
     ax, ay, az, qx, qy, qz, qw = a
     bx, by, bz, rx, ry, rz, rw = b
@@ -83,24 +83,24 @@ def _compose(a: Move, b: Move) -> Move:
             az + bz + qw * cz + qx * cy - qy * cx, x / n, y / n, z / n, w / n)
 
 
-def _inverse(a: Move) -> Move:
+def inverse_move(a: Move) -> Move:
     tx, ty, tz, qx, qy, qz, qw = a
     m = (0.0, 0.0, 0.0, -qx, -qy, -qz, qw)
-    t = _compose(m, (tx, ty, tz, 0.0, 0.0, 0.0, 1.0))
+    t = compose_moves(m, (tx, ty, tz, 0.0, 0.0, 0.0, 1.0))
     return (-t[0], -t[1], -t[2], -qx, -qy, -qz, qw)
 
 
-def _power(move: Move, n: int) -> Move:
+def power_move(move: Move, n: int) -> Move:
     """move composed with itself n times (n may be negative), by squaring."""
     if n < 0:
-        move, n = _inverse(move), -n
+        move, n = inverse_move(move), -n
     result = _IDENTITY_TUPLE
     while n:
         if n & 1:
-            result = _compose(result, move)
+            result = compose_moves(result, move)
         n >>= 1
         if n:
-            move = _compose(move, move)
+            move = compose_moves(move, move)
     return result
 
 
@@ -116,7 +116,7 @@ def compose(first, then) -> np.ndarray:
     """maniComposeRootMotion: first, then `then` from where first ends, in first's frame."""
     a = tuple(_as_move(first, "first").tolist())
     b = tuple(_as_move(then, "then").tolist())
-    return np.array(_compose(a, b), dtype=np.float32)
+    return np.array(compose_moves(a, b), dtype=np.float32)
 
 
 def blend(moves, weights) -> np.ndarray:
@@ -209,7 +209,7 @@ def get_root_motion(clip, time, step) -> np.ndarray:
     if clip.loop_policy != LoopPolicy.repeat or d <= 0:
         a = _move_at(clip, min(max(t, 0.0), d))
         b = _move_at(clip, min(max(t + s, 0.0), d))
-        return _finite32(_compose(_inverse(a), b))
+        return _finite32(compose_moves(inverse_move(a), b))
     ua = _wrap(t, d)
     reach = ua + s
     q = reach / d
@@ -220,11 +220,11 @@ def get_root_motion(clip, time, step) -> np.ndarray:
         n = int(math.copysign(MAX_PERIODS, s))
         ub = _wrap(math.fmod(ua, d) + math.fmod(s, d), d)
     n = max(-MAX_PERIODS, min(MAX_PERIODS, n))
-    to_start = _inverse(_move_at(clip, 0.0))
-    period = _compose(to_start, _move_at(clip, d))
-    xa = _compose(to_start, _move_at(clip, ua))
-    xb = _compose(to_start, _move_at(clip, ub))
-    return _finite32(_compose(_inverse(xa), _compose(_power(period, n), xb)))
+    to_start = inverse_move(_move_at(clip, 0.0))
+    period = compose_moves(to_start, _move_at(clip, d))
+    xa = compose_moves(to_start, _move_at(clip, ua))
+    xb = compose_moves(to_start, _move_at(clip, ub))
+    return _finite32(compose_moves(inverse_move(xa), compose_moves(power_move(period, n), xb)))
 
 
 def _finite32(move: Move) -> np.ndarray:
@@ -257,8 +257,8 @@ def restore(clip, skeleton, time, pose) -> None:
     bone = clip.root_motion_fields[0]
     mt0, mt1, mt2, qx, qy, qz, qw = _move_at(clip, time)
     local = pose.locals[bone].tolist()
-    t = _compose((mt0, mt1, mt2, qx, qy, qz, qw), (*local[0:3], 0.0, 0.0, 0.0, 1.0))
-    r = _compose((0.0, 0.0, 0.0, qx, qy, qz, qw), (0.0, 0.0, 0.0, *local[3:7]))
+    t = compose_moves((mt0, mt1, mt2, qx, qy, qz, qw), (*local[0:3], 0.0, 0.0, 0.0, 1.0))
+    r = compose_moves((0.0, 0.0, 0.0, qx, qy, qz, qw), (0.0, 0.0, 0.0, *local[3:7]))
     with np.errstate(all="ignore"):
         pose.locals[bone, 0:7] = t[0:3] + r[3:7]
     pose.mark_stale()

@@ -1,0 +1,63 @@
+"""Graph figures on the 80-bone humanoid: the sample locomotion graph (runtime.graph_samples:
+a polar blend space of nine clips inside a state machine, an attack one-shot on an upper-body
+mask, an additive breath), updated and evaluated for one instance, and for a hundred a frame
+(their evaluation batched across the instances)."""
+import math
+
+from _figures import emit, median_us
+
+import runtime as rt
+from runtime.graph import Graph
+from runtime.graph_batch import evaluate_batch, update_batch
+from runtime.graph_binding import GraphAssets, GraphBinding
+from runtime.graph_build import build
+from runtime.graph_instance import GraphInstance
+from runtime.graph_samples import locomotion_clips, locomotion_source
+from runtime.graph_source import ParameterType as T
+from runtime.samples import humanoid_source
+
+DT = 1 / 60
+DIRECTION, SPEED, ATTACK, BREATH = 0, 1, 4, 5
+
+
+def drive(inst, k: int, frames: int) -> None:
+    """Runs an instance some frames into a walk-to-run turn, attacking once, so what is
+    measured blends several clips of the space, the breath and, for some, the attack."""
+    inst.set_parameter(SPEED, T.float_, 1.0 + 2.5 * ((k * 0.37) % 1.0))
+    inst.set_parameter(DIRECTION, T.float_, (k * 0.61) % (2 * math.pi))
+    inst.set_parameter(BREATH, T.float_, 0.6)
+    for frame in range(frames):
+        if frame == frames - 10 and k % 3 == 0:
+            inst.set_parameter(ATTACK, T.trigger, True)
+        inst.update(DT)
+
+
+def main():
+    skeleton = rt.Skeleton.open(rt.build_skeleton(rt.Builder(), humanoid_source(80)))
+    clips = locomotion_clips(skeleton)
+    graph = Graph(build(locomotion_source(skeleton, clips)))
+    binding = GraphBinding(graph, GraphAssets(skeleton, list(clips.values())))
+
+    one = GraphInstance(binding)
+    drive(one, 0, 90)
+    pose = rt.Pose(skeleton)
+
+    def frame_one():
+        one.update(DT)
+        one.evaluate(pose)
+    emit("graph_locomotion_instance_us", median_us(frame_one, number=100, repeat=15), "us", "lower", 500)
+
+    many = [GraphInstance(binding) for _ in range(100)]
+    for k, inst in enumerate(many):
+        drive(inst, k, 30 + k % 40)
+    batch = rt.PoseBatch(skeleton, len(many))
+
+    def frame_many():
+        update_batch(many, DT)
+        evaluate_batch(many, batch)
+    per_instance = median_us(frame_many, number=3, repeat=9) / len(many)
+    emit("graph_locomotion_100_per_instance_us", per_instance, "us", "lower", 150)
+
+
+if __name__ == "__main__":
+    main()

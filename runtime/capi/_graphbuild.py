@@ -1,0 +1,22 @@
+"""graphbuild.h: building graph files and their JSON text form.
+
+Success returns None: the file (or, for maniWriteGraphJson, the UTF-8 text) is the
+builder's to copy (maniBuilder_CopyBuilt). maniBuildGraphJson takes a GraphNamedAssets
+(runtime.graph_json): the skeleton and the named clips and slots the text's names take.
+"""
+from ..graph_build import build_graph
+from ..graph_json import build_graph_json, write_graph_json
+
+__all__ = ["maniBuildGraph", "maniWriteGraphJson", "maniBuildGraphJson"]
+
+
+def maniBuildGraph(builder, source) -> None:
+    build_graph(builder, source)
+
+
+def maniWriteGraphJson(builder, source) -> None:
+    write_graph_json(builder, source)
+
+
+def maniBuildGraphJson(builder, text, assets) -> None:
+    build_graph_json(builder, text, assets)
