@@ -46,6 +46,7 @@ class Look:
     seams: bool = False
     glass: bool = True
     post: bool = True
+    flash: bool = True          # the hit flash (a debugger may turn it off)
 
 
 DEFAULT_LOOK = Look()
@@ -238,7 +239,7 @@ class BattleRenderer:
         voxel.glass(False)
         for fighter in scene.fighters:
             if fighter.visible:
-                voxel.flash(fighter.flash)
+                voxel.flash(fighter.flash if look.flash else 0.0)
                 self._meshes(fighter).draw(voxel, fighter.rig.opaque_parts(),
                                            fighter.matrix, self.pull)
         # Flames last, added over whatever is already there, both creatures' bodies
@@ -246,7 +247,7 @@ class BattleRenderer:
         voxel.blend("add")
         for fighter in scene.fighters:
             if fighter.visible:
-                voxel.flash(fighter.flash)
+                voxel.flash(fighter.flash if look.flash else 0.0)
                 self._meshes(fighter).draw(voxel, fighter.rig.additive_parts(),
                                            fighter.matrix, self.pull)
         voxel.blend(None)

@@ -2,6 +2,10 @@
 
     python -m stadium.goldens       regenerate tests/golden/*.png from the current code
 
+Two sets: the show's frames at 160 x 144 (``cases``), and the debugger's screens
+(``debug_cases``: the playable battle with the debugger open, its graph inspector and
+skeleton overlay on) at the debugger's screen size.
+
 A frame matches its golden when at most TOLERANCE of its pixels differ by more than
 CHANNEL (of 255) in any channel: loose enough for another machine's rasteriser to
 round an edge differently, tight enough that a moved shadow or a lost flash fails.
@@ -23,7 +27,7 @@ from .launch import default_species
 from .paths import ROOT
 from .rig import StadiumRig
 from .roster import Roster
-from .viewer import DT, BattleViewer, Options
+from .viewer import DEBUG_SCREEN, DT, BattleViewer, Options
 
 GOLDEN = ROOT / "tests" / "golden"
 FAILURES = GOLDEN / "_failures"
@@ -89,6 +93,56 @@ def render(case: Case, gfx: Graphics, roster: Roster) -> np.ndarray:
     return pixels
 
 
+@dataclass(frozen=True)
+class DebugCase:
+    """A seeded battle played by the opponent logic to `frame`, the debugger open with
+    `state` (stadium.debugui.panels.DebugState's fields); with `scrub` the battle is then
+    paused and that battler's playhead scrubbed by that many seconds."""
+
+    name: str
+    frame: int
+    state: tuple = ()
+    seed: int = 3
+    scrub: tuple | None = None       # (side, seconds past the playhead)
+
+    def options(self) -> Options:
+        return Options(mode="battle", controllers=("ai", "ai"), seed=self.seed, debug=True,
+                       fixed_clock=True, debug_state=dict(self.state))
+
+
+def debug_cases() -> list[DebugCase]:
+    return [
+        # the first blow lands: the inspector on our attacker, the skeletons over both,
+        # a bone of the rival picked
+        DebugCase("debug_inspector", 180, (("skeleton", True), ("picked", (1, 5)))),
+        # the rival's hit reaction paused and scrubbed, on the Stadium path without the
+        # half-frame blend, every bone named
+        DebugCase("debug_scrub_names", 180,
+                  (("skeleton", True), ("names", True), ("side", 1), ("interpolate", False),
+                   ("pose_paths", [None, "stadium"])), scrub=(1, 0.1)),
+    ]
+
+
+def render_debug(case: DebugCase, gfx: Graphics, roster: Roster) -> np.ndarray:
+    """The case's whole screen, (h, w, 3) uint8; `gfx` must be DEBUG_SCREEN's size."""
+    viewer = BattleViewer(case.options(), roster, overlay=False)
+    try:
+        viewer.load(gfx)
+        for _ in range(case.frame):
+            viewer.update(DT)
+        if case.scrub is not None:
+            side, seconds = case.scrub
+            viewer.set_paused(True)
+            scrub = [None, None]
+            scrub[side] = viewer.match.battlers[side].state()[1] + seconds
+            viewer.debug.state.scrub = scrub
+            viewer.views_changed()
+        viewer.draw(gfx)
+        return gfx.read_screen().copy()
+    finally:
+        viewer.release()
+
+
 def difference(expected: np.ndarray, actual: np.ndarray) -> tuple[float, np.ndarray]:
     """The share of pixels off by more than CHANNEL, and a picture of where."""
     off = (np.abs(expected.astype(np.int16) - actual.astype(np.int16)) > CHANNEL).any(axis=-1)
@@ -112,6 +166,19 @@ def main() -> int:
         for case in cases(roster):
             path = GOLDEN / f"{case.name}.png"
             Image.fromarray(render(case, gfx, roster)).save(path)
+            print(path.relative_to(ROOT))
+    finally:
+        gfx.release()
+    try:
+        import imgui_bundle  # noqa: F401
+    except ImportError:
+        print("imgui-bundle is not installed: the debugger's goldens were left as they are")
+        return 0
+    gfx = Graphics.open_headless(DEBUG_SCREEN)
+    try:
+        for case in debug_cases():
+            path = GOLDEN / f"{case.name}.png"
+            Image.fromarray(render_debug(case, gfx, roster)).save(path)
             print(path.relative_to(ROOT))
     finally:
         gfx.release()

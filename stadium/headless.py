@@ -5,18 +5,18 @@ writes the same bytes every time.
 """
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import numpy as np
 from PIL import Image
 
 from .battle_scene import CHOREOGRAPHY_SECONDS
-from .battlecam import FRAME
 from .gfx import Graphics, run_frames
 from .viewer import DT, BattleViewer
 
-# A few frames that show the default battle: the send-out, both standing by, the
-# first hit's flash, the reply's, and the faint.
+# A few frames of the default battle (and the show): the send-outs, both standing by,
+# the first turn's blows, and later turns.
 DEFAULT_FRAMES = (30, 150, 218, 365, 700)
 GIF_STEP = 2                 # every other 60 Hz step: 30 frames a second
 
@@ -39,23 +39,27 @@ def parse_frames(text: str) -> list[int]:
 
 
 def gif_frames() -> list[int]:
-    """The whole scripted battle at 30 frames a second."""
+    """The whole scripted show (thirteen seconds) at 30 frames a second."""
     return list(range(0, int(CHOREOGRAPHY_SECONDS / DT), GIF_STEP))
 
 
 def render(viewer: BattleViewer, frames, *, scale: int, out: Path | None = None,
-           gif: Path | None = None) -> list[Path]:
-    """Render `frames` at `scale` times 160 x 144; PNGs into `out`, a GIF at `gif`.
-    Returns the files written."""
-    width, height = FRAME[0] * scale, FRAME[1] * scale
+           gif: Path | None = None, hashes: Path | None = None) -> list[Path]:
+    """Render `frames` at `scale` times 160 x 144 (beside the debugger's panels when it is
+    open); PNGs into `out`, a GIF at `gif`, and to `hashes` a line a frame: the frame, a
+    hash of its pixels and a hash of the battle it shows. Returns the files written."""
+    width, height = viewer.screen_size(scale)
     gfx = Graphics.open_headless((width, height))
     pixels = np.empty((height, width, 3), np.uint8)
-    written, animation = [], []
+    written, animation, lines = [], [], []
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
 
     def keep(frame: int, gfx: Graphics) -> None:
         gfx.read_screen(pixels)
+        if hashes is not None:
+            world = viewer.match.digest() if viewer.match is not None else "-"
+            lines.append(f"{frame} {hashlib.sha1(pixels.tobytes()).hexdigest()} {world}\n")
         if out is not None:
             path = out / f"frame_{frame:04d}.png"
             Image.fromarray(pixels).save(path)
@@ -68,6 +72,10 @@ def render(viewer: BattleViewer, frames, *, scale: int, out: Path | None = None,
     finally:
         viewer.release()
         gfx.release()
+    if hashes is not None:
+        hashes.parent.mkdir(parents=True, exist_ok=True)
+        hashes.write_text("".join(lines))
+        written.append(hashes)
     if gif is not None:
         gif.parent.mkdir(parents=True, exist_ok=True)
         step = frames[1] - frames[0] if len(frames) > 1 else 1

@@ -7,16 +7,17 @@ from pathlib import Path
 
 from . import headless
 from .battlecam import FRAME
-from .gfx import Graphics, WindowUnavailable, run_window
+from .gfx import Graphics, WindowUnavailable
 from .pack import PackError
 from .roster import Roster
-from .viewer import DT, BattleViewer, Options
+from .viewer import DEBUG_SCREEN, DT, BattleViewer, Options
+from .window import run as run_window
 
 DEFAULT_OUT = Path("out") / "battle"
 
 
 def default_species(roster: Roster) -> tuple[str, str]:
-    """The bundled default battle's pair: the first two bundled species."""
+    """The bundled default show's pair: the first two bundled species."""
     names = roster.names
     if not names:
         raise LookupError("no species packs found in assets/species")
@@ -25,15 +26,17 @@ def default_species(roster: Roster) -> tuple[str, str]:
 
 def run(options: Options, *, headless_only: bool, scale: int,
         frames: list[int] | None = None, out: Path | None = None,
-        gif: Path | None = None, roster: Roster | None = None) -> int:
+        gif: Path | None = None, roster: Roster | None = None,
+        hashes: Path | None = None) -> int:
     """Open the viewer, or render headless; the process exit code.
 
-    Species None in `options` means the default pair. Headless, PNGs go to `out` (or
-    out/battle when no GIF was asked for either) and the GIF to `gif`.
+    Species None in `options` means the default pair (the show); teams None the bundled
+    teams (the battle). Headless, PNGs go to `out` (or out/battle when no GIF was asked
+    for either), the GIF to `gif`, and a line of hashes a frame to `hashes`.
     """
     roster = roster or Roster()
     try:
-        if options.species is None:
+        if options.mode == "show" and options.species is None:
             options.species = default_species(roster)
         viewer = BattleViewer(options, roster, overlay=not headless_only)
     except PackError as error:
@@ -42,10 +45,13 @@ def run(options: Options, *, headless_only: bool, scale: int,
     except LookupError as error:
         print(f"run_battle: {error.args[0]}", file=sys.stderr)
         return 2
+    except (OSError, ValueError) as error:
+        print(f"run_battle: {error}", file=sys.stderr)
+        return 2
     if not headless_only:
+        size = DEBUG_SCREEN if options.debug else (FRAME[0] * scale, FRAME[1] * scale)
         try:
-            gfx = Graphics.open_window((FRAME[0] * scale, FRAME[1] * scale),
-                                       "Stadium battle", resizable=True)
+            gfx = Graphics.open_window(size, "Stadium battle", resizable=True)
         except WindowUnavailable as why:
             print(f"run_battle: no window here ({why}); rendering headless instead")
             viewer.help_mode = 0
@@ -56,15 +62,17 @@ def run(options: Options, *, headless_only: bool, scale: int,
                 viewer.release()
                 gfx.release()
             return 0
-    if out is None and gif is None:
+    if out is None and gif is None and hashes is None:
         out = DEFAULT_OUT
     if frames is None:
         frames = headless.gif_frames() if gif is not None and out is None \
             else list(headless.DEFAULT_FRAMES)
-    written = headless.render(viewer, frames, scale=scale, out=out, gif=gif)
+    written = headless.render(viewer, frames, scale=scale, out=out, gif=gif, hashes=hashes)
     pngs = [path for path in written if path.suffix == ".png"]
     if pngs:
         print(f"run_battle: wrote {len(pngs)} frame(s) to {pngs[0].parent}/")
     if gif is not None:
         print(f"run_battle: wrote {gif}")
+    if hashes is not None:
+        print(f"run_battle: wrote {hashes}")
     return 0

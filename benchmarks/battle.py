@@ -1,0 +1,101 @@
+"""Figures for the playable battle: the frame loop where the runtime and the rig meet.
+
+    battle_update_two_us       per 60 Hz step, two battlers on the runtime path: each
+                               graph's update and evaluation, its model matrices, and the
+                               rig's work (driven by them, anchored, skinned, textured).
+                               The pair is the heaviest bundled one (Ripplewyrm, 1352
+                               vertices; Flitwren, 70 runtime bones), made to attack and
+                               flinch every second and a half so blends are in the count.
+    battle_update_two_stadium_us  the same on the Stadium path (the rig posing itself at
+                               the graphs' playheads), for comparison
+    battle_fps_debug_160       the viewer headless with the debugger open (1120 x 800: the
+                               160 x 144 frame at 4x beside the panels), a whole frame:
+                               battle step, render, HUD, ImGui panels and skeleton overlay,
+                               read back
+    battle_fps_160             the same viewer without the debugger, 160 x 144
+
+    python benchmarks/battle.py
+"""
+import statistics
+import time
+
+import numpy as np
+from _figures import emit, median_us
+
+from stadium.battler import Battler
+from stadium.gfx import Graphics
+from stadium.roster import Roster
+from stadium.viewer import BattleViewer, Options
+
+DT = 1 / 60
+PAIR = ("ripplewyrm", "flitwren")
+CYCLE = 90                  # steps between one side's attack and the next
+
+
+def two_battlers(path: str):
+    roster = Roster()
+    battlers = [Battler(roster.load(name), np.zeros(3), 0.0, pose_path=path) for name in PAIR]
+    tick = [0]
+
+    def step():
+        t = tick[0]
+        if t % CYCLE == 0:
+            a = (t // CYCLE) % 2
+            battlers[a].trigger("attack1")
+        if t % CYCLE == 20:
+            battlers[1 - (t // CYCLE) % 2].trigger("hit")
+        for b in battlers:
+            b.update(DT)
+        for b in battlers:
+            b.pose(DT)
+        tick[0] += 1
+
+    for _ in range(240):        # past the send-outs
+        step()
+    return step
+
+
+def viewer_fps(debug: bool, frames: int = 120, repeats: int = 5) -> float:
+    options = Options(mode="battle", controllers=("ai", "ai"), seed=3, debug=debug,
+                      fixed_clock=True, debug_state=dict(skeleton=True) if debug else {})
+    viewer = BattleViewer(options, Roster(), overlay=False)
+    gfx = Graphics.open_headless(viewer.screen_size(1))
+    pixels = np.empty((gfx.height, gfx.width, 3), np.uint8)
+    viewer.load(gfx)
+    for _ in range(60):
+        viewer.update(DT)
+        viewer.draw(gfx)
+    runs = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(frames):
+            viewer.update(DT)
+            viewer.draw(gfx)
+            gfx.read_screen(pixels)
+        runs.append(frames / (time.perf_counter() - start))
+    viewer.release()
+    gfx.release()
+    return statistics.median(runs)
+
+
+def main():
+    runtime = median_us(two_battlers("runtime"), number=90, repeat=15)
+    stadium = median_us(two_battlers("stadium"), number=90, repeat=15)
+    plain = viewer_fps(False)
+    try:
+        import imgui_bundle  # noqa: F401
+        debug = viewer_fps(True)
+    except ImportError:
+        debug = None
+    print(f"two battlers a step: runtime path {runtime:.0f} us, Stadium path {stadium:.0f} us; "
+          f"viewer {plain:.0f} fps, with the debugger "
+          f"{'(imgui-bundle missing)' if debug is None else f'{debug:.0f} fps'}")
+    emit("battle_update_two_us", runtime, "us", "lower", 1500)
+    emit("battle_update_two_stadium_us", stadium, "us", "lower")
+    if debug is not None:
+        emit("battle_fps_debug_160", debug, "fps", "higher")
+    emit("battle_fps_160", plain, "fps", "higher")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,172 @@
+"""The debugger: looking never changes the battle. The same frame with the debugger opened
+(and its views, pause and scrub played with) then closed renders exactly as it does
+when it was never opened; and its panels and overlay draw what they claim."""
+import numpy as np
+import pytest
+
+pytest.importorskip("imgui_bundle", reason="the debugger needs imgui-bundle")
+
+from stadium.battler import PoseView  # noqa: E402
+from stadium.gfx import Graphics  # noqa: E402
+from stadium.roster import Roster  # noqa: E402
+from stadium.viewer import DEBUG_SCREEN, BattleViewer, Options  # noqa: E402
+
+ROSTER = Roster()
+SEED = 3
+
+
+@pytest.fixture(scope="module")
+def gfx():
+    graphics = Graphics.open_headless(DEBUG_SCREEN)
+    yield graphics
+    graphics.release()
+
+
+# Ripplewyrm's entrance swims far off its cell, so the anchor's smoothing is at work
+# while the debugger is open.
+TEAMS = (("ripplewyrm", "gloopet"), ("flitwren", "scrapkit"))
+
+
+def viewer(**options):
+    o = Options(mode="battle", teams=TEAMS, controllers=("ai", "ai"), seed=SEED,
+                fixed_clock=True, **options)
+    return BattleViewer(o, ROSTER, overlay=False)
+
+
+def frame_pixels(v, gfx) -> np.ndarray:
+    """The battle frame the renderer finished (160 x 144), and the whole screen."""
+    v.draw(gfx)
+    canvas = v.renderer.frame if v.effective_look().post else v.renderer.view
+    out = np.empty((canvas.height, canvas.width, 3), np.uint8)
+    return canvas.read_into(out), gfx.read_screen().copy()
+
+
+def plain_run(gfx, steps):
+    v = viewer()
+    v.load(gfx)
+    for _ in range(steps):
+        v.update(1 / 60)
+    pixels = frame_pixels(v, gfx)
+    digest = v.match.digest()
+    v.release()
+    return pixels, digest
+
+
+def test_opening_and_closing_the_debugger_changes_no_frame(gfx):
+    # compared soon after the debugger closes: the anchor's smoothing forgets a wrong
+    # start within a second or two, so a leak must be caught before it fades
+    steps = 104
+    (frame, screen), digest = plain_run(gfx, steps)
+    v = viewer()
+    v.load(gfx)
+    for _ in range(60):     # into Ripplewyrm's entrance
+        v.update(1 / 60)
+    v.toggle_debug()
+    s = v.debug.state
+    # look every way there is: another pose path, no anchoring, no blend, the skeleton
+    s.pose_paths = ["stadium", "stadium"]
+    s.anchor = s.interpolate = False
+    s.skeleton = s.names = True
+    s.shadows = s.flash = s.post = False
+    v.views_changed()
+    for _ in range(30):
+        v.update(1 / 60)
+        v.draw(gfx)
+    # pause, scrub the playhead, step once, slow motion
+    v.set_paused(True)
+    s.scrub = [0.1, 0.2]
+    v.views_changed()
+    v.draw(gfx)
+    v.set_paused(False)
+    v.speed = 0.5
+    for _ in range(20):
+        v.update(1 / 60)          # ten steps at half speed
+        v.draw(gfx)
+    v.speed = 1.0
+    v.toggle_debug()
+    assert v.steps == 60 + 30 + 10
+    for _ in range(steps - v.steps):
+        v.update(1 / 60)
+    again, screen_again = frame_pixels(v, gfx)
+    assert v.match.digest() == digest
+    assert np.array_equal(again, frame), "the battle frame differs after the debugger"
+    assert np.array_equal(screen_again, screen), "the screen differs after the debugger"
+    v.release()
+
+
+def to_first_hit(v):
+    """Step until just after the first blow lands: the defender flashing and blending into
+    its hit (where the two pose paths differ: on a steady state at 60 Hz they agree)."""
+    while not any(e.kind == "hit" for e in v.match.battle.log):
+        v.update(1 / 60)
+    for _ in range(2):
+        v.update(1 / 60)
+    return next(e.side for e in v.match.battle.log if e.kind == "hit")
+
+
+def test_while_open_the_views_do_show(gfx):
+    v = viewer(debug=True)
+    v.load(gfx)
+    to_first_hit(v)
+    plain = frame_pixels(v, gfx)[0]
+    s = v.debug.state
+    s.pose_paths = ["stadium", "stadium"]
+    s.flash = False
+    v.views_changed()
+    other = frame_pixels(v, gfx)[0]
+    assert not np.array_equal(plain, other)
+    s.pose_paths = [None, None]
+    s.flash = True
+    v.views_changed()
+    assert np.array_equal(frame_pixels(v, gfx)[0], plain)
+    v.release()
+
+
+def test_a_scrubbed_playhead_is_shown_and_then_forgotten(gfx):
+    v = viewer(debug=True)
+    v.load(gfx)
+    side = to_first_hit(v)
+    b = v.match.battlers[side]
+    role, playhead, _ = b.state()
+    assert role == "hit"
+    before = np.concatenate([p.vertices for p in b.rig.parts]).copy()
+    saved = bytes(b.instance.save())
+    v.set_paused(True)
+    scrub = [None, None]
+    scrub[side] = playhead + 0.2
+    v.debug.state.scrub = scrub
+    v.views_changed()
+    scrubbed = np.concatenate([p.vertices for p in b.rig.parts]).copy()
+    assert not np.array_equal(scrubbed, before)
+    assert bytes(b.instance.save()) == saved, "a scrub is a look: the graph does not move"
+    v.set_paused(False)         # resuming forgets the scrub
+    assert v.debug.state.scrub == [None, None]
+    assert np.array_equal(np.concatenate([p.vertices for p in b.rig.parts]), before)
+    v.release()
+
+
+def test_pose_view_plain_means_as_played():
+    assert PoseView().plain
+    assert not PoseView(pose_path="stadium").plain
+    assert not PoseView(scrub=0.0).plain
+
+
+def test_the_skeleton_overlay_lands_on_the_creatures(gfx):
+    v = viewer(debug=True, debug_state=dict(skeleton=True))
+    v.load(gfx)
+    for _ in range(150):
+        v.update(1 / 60)
+    v.draw(gfx)
+    x, y_gl, w, h = v.viewport
+    rect = (x, gfx.height - y_gl - h, w, h)
+    joints = v.debug.joints(v, rect)
+    assert len(joints) == 2
+    camera = v.renderer.camera
+    for side, points, parents in joints:
+        f = v.match.battlers[side]
+        # the creature's own cell projects among its joints' screen points
+        cell = camera.project(f.position[None])[0] * (w / camera.size[0]) + rect[:2]
+        assert points[:, 0].min() - 40 < cell[0] < points[:, 0].max() + 40
+        assert points[:, 1].min() - 40 < cell[1] < points[:, 1].max() + 40
+        assert (points[:, 0] > rect[0]).all() and (points[:, 0] < rect[0] + w).all()
+    v.release()
