@@ -14,6 +14,7 @@ from .viewer import DEBUG_SCREEN, DT, BattleViewer, Options
 from .window import run as run_window
 
 DEFAULT_OUT = Path("out") / "battle"
+INTERACTIVE = ("human", "ai")        # the window's default: you against the opponent logic
 
 
 def default_species(roster: Roster) -> tuple[str, str]:
@@ -54,6 +55,11 @@ def run(options: Options, *, headless_only: bool, scale: int,
             gfx = Graphics.open_window(size, "Stadium battle", resizable=True)
         except WindowUnavailable as why:
             print(f"run_battle: no window here ({why}); rendering headless instead")
+            if options.mode == "battle" and tuple(options.controllers) == INTERACTIVE:
+                # nobody can press a key here: the opponent logic plays your side too
+                viewer.release()
+                options.controllers = ("ai", "ai")
+                viewer = BattleViewer(options, roster, overlay=False)
             viewer.help_mode = 0
         else:
             try:
