@@ -10,7 +10,7 @@ one of two paths:
                 30 Hz frames, half-frame blending and guards: faithful to the original
                 game, a state change is a cut
     "runtime"   the graph's evaluated pose drives the rig's pivot and draw matrices
-                (stadium.rig_drive), so a state change is inertialized (or crossfaded)
+                (StadiumRig.set_chains), so a state change is inertialized (or crossfaded)
                 by the graph
 
 Either way the rig then anchors, skins and picks its textures as it always does.
@@ -31,7 +31,7 @@ import numpy as np
 import runtime as rt
 from runtime.graph_source import ParameterType
 
-from . import pack, rig_drive
+from . import pack
 from .battle_graph import SPEED, BattlerGraph, battler_graph
 from .battle_scene import ANCHOR_LIMIT, FLASH_BLINKS_PER_SECOND, FLASH_SECONDS, FLASH_STRENGTH
 from .convert import ROLES, RuntimeSpecies, runtime_species
@@ -158,10 +158,10 @@ class Battler:
         """Pose the rig for this step (anchored, smoothing over dt), skin it, pick its
         textures; then, if a view is given, show it that way instead (see present)."""
         self._dt = dt
-        self._anchor_before = rig_drive.anchor_state(self.rig)
+        self._anchor_before = self.rig.anchor_state
         self._pose_once(self.pose_path, True, None)
         self.rig.anchor(ANCHOR_LIMIT, dt)
-        self._anchor_after = rig_drive.anchor_state(self.rig)
+        self._anchor_after = self.rig.anchor_state
         self._finish()
         if view is not None and not view.plain:
             self.present(view)
@@ -173,15 +173,15 @@ class Battler:
         view = view or PoseView()
         S, A = self.instance.S.copy(), self.instance.A.copy()
         try:
-            rig_drive.set_anchor_state(rig, self._anchor_before)
-            rig_drive.invalidate(rig)
+            rig.anchor_state = self._anchor_before
+            rig.forget_pose()
             self._pose_once(view.pose_path or self.pose_path, view.interpolate, view.scrub)
             if view.anchor:
                 rig.anchor(ANCHOR_LIMIT, self._dt)
         finally:
             self.instance.S[:] = S
             self.instance.A[...] = A
-            rig_drive.set_anchor_state(rig, self._anchor_after)
+            rig.anchor_state = self._anchor_after
         self._finish()
 
     def _finish(self) -> None:
@@ -211,9 +211,8 @@ class Battler:
         self.instance.evaluate(pose)
         pose.compute_model(self.rts.skeleton)
         # a draw bone's local scale is the accumulated scale (it has no turn or offset)
-        rig_drive.drive(self.rig, pose.model[self.rts.pivot_bones],
-                        pose.locals[self.rts.draw_bones, 7:10],
-                        rig_drive.shown_frame(self.species, clip.anim, frame, clip.wrap))
+        self.rig.set_chains(pose.model[self.rts.pivot_bones], pose.locals[self.rts.draw_bones, 7:10],
+                            self.rig.shown_frame(clip.anim, frame, clip.wrap))
 
     def release(self) -> None:
         self.rig.release()

@@ -67,6 +67,9 @@ ANCHOR_STEADY = 0.5
 # estimate is averaged away rather than passed on to the whole body.
 ANCHOR_HALF_LIFE = 0.05
 
+# an accumulated scale this close to 1 changes nothing (float32 noise from outside poses)
+UNIT_SCALE = 1e-7
+
 
 def euler_matrix(angles: np.ndarray) -> np.ndarray:
     """Rz @ Ry @ Rx (column vectors) for Euler angles in radians, shape (..., 3, 3)."""
@@ -386,22 +389,7 @@ class StadiumRig:
         else:
             raise ValueError(f"{self.species.name}: no animation {anim} "
                              f"(the species has {len(sh.clips)})")
-        whole, part = 0, 0.0
-        if clip.frames > 1:
-            if not math.isfinite(frame):
-                raise ValueError(f"{self.species.name}: frame {frame!r} is not finite")
-            f = max(float(frame), 0.0)
-            whole = math.floor(f)
-            part = f - whole
-            last = clip.frames - 1
-            if whole > last:
-                if wrap:
-                    # the source game's player restarts its counter at the loop start
-                    whole = clip.loop + (whole - clip.loop) % (clip.frames - clip.loop)
-                else:
-                    whole, part = last, 0.0
-            if whole == last and not wrap:
-                part = 0.0      # no frame follows the last one of a held animation
+        whole, part = self._whole_frame(clip, frame, wrap)
         # Remember the integer frame, not the blend. Image swaps cannot be blended, so
         # texture streams advance at 30 Hz even when the bones are drawn at 60.
         self._frame_at = whole
@@ -418,6 +406,61 @@ class StadiumRig:
         self._pose_serial += 1
         self._travel = None
         self._applied = (0.0, 0.0, 0.0)
+
+    def _whole_frame(self, clip: "_Clip", frame: float, wrap: bool) -> tuple[int, float]:
+        """The stored frame a float frame falls on after the wrap or hold, and how far on."""
+        if clip.frames <= 1:
+            return 0, 0.0
+        if not math.isfinite(frame):
+            raise ValueError(f"{self.species.name}: frame {frame!r} is not finite")
+        f = max(float(frame), 0.0)
+        whole = math.floor(f)
+        part = f - whole
+        last = clip.frames - 1
+        if whole > last:
+            if wrap:
+                # the source game's player restarts its counter at the loop start
+                whole = clip.loop + (whole - clip.loop) % (clip.frames - clip.loop)
+            else:
+                whole, part = last, 0.0
+        if whole == last and not wrap:
+            part = 0.0      # no frame follows the last one of a held animation
+        return whole, part
+
+    def shown_frame(self, anim, frame: float, wrap: bool) -> int:
+        """The whole frame pose() would show (what texture streams are read at)."""
+        clips = self._shared.clips
+        if anim is None or anim == pack.NO_ANIM or not 0 <= anim < len(clips):
+            return 0
+        return self._whole_frame(clips[anim], frame, wrap)[0]
+
+    def set_chains(self, pivot: np.ndarray, scale: np.ndarray, frame_at: int) -> None:
+        """Pose the rig from outside (a runtime graph's pose): each bone's pivot matrix
+        (n, 3, 4) and accumulated scale (n, 3), written where pose() writes them, so
+        anchor(), skin() and textures() read them as if the rig had posed itself."""
+        n = len(self.species.parents)
+        self._world[:n, :3, :] = pivot
+        self._acc[:n] = scale
+        self._scaled = bool(np.any(np.abs(self._acc[:n] - 1.0) > UNIT_SCALE))
+        self._frame_at = int(frame_at)
+        self._pose_key = None
+        self._pose_serial += 1
+        self._travel = None
+        self._applied = (0.0, 0.0, 0.0)
+
+    def forget_pose(self) -> None:
+        """Make the next pose() compose afresh, even at the frame it last posed."""
+        self._pose_key = None
+
+    @property
+    def anchor_state(self):
+        """The one thing the rig carries from frame to frame (the smoothed anchor offset),
+        for a saved battle; None before any smoothing."""
+        return None if self._filtered is None else [float(v) for v in self._filtered]
+
+    @anchor_state.setter
+    def anchor_state(self, value) -> None:
+        self._filtered = None if value is None else tuple(float(v) for v in value)
 
     def _compose(self, features: np.ndarray, scaled: bool):
         """The pivot chain (and the accumulated scale) from every bone's feature row."""

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from runtime.graph_limits import GRAPH_NONE
-from stadium import battle_graph, rig_drive
+from stadium import battle_graph
 from stadium.battler import Battler
 from stadium.convert import ROLES, runtime_species
 from stadium.rig import StadiumRig
@@ -130,13 +130,14 @@ def test_the_speed_parameter_slows_every_playhead():
     assert b.state()[1] == pytest.approx(15 * DT, abs=1e-6)
 
 
-def test_the_rig_drive_writes_what_skin_reads():
+def test_chains_set_from_outside_skin_as_the_rig_posed_them():
     species = ROSTER.load("gloopet")
     rig = StadiumRig(species)
     rig.pose(species.ctx[0], 7.5, True)
     pivot, draw = np.asarray(rig.pivot).copy(), rig.draw
     other = StadiumRig(species)
-    rig_drive.drive(other, pivot, rig_drive.scale_of(pivot, draw), rig.frame_at)
+    scale = np.einsum("bij,bij->bj", draw[:, :, :3], pivot[:, :, :3])    # draw = pivot x scale
+    other.set_chains(pivot, scale, rig.frame_at)
     for r in (rig, other):
         r.anchor(0.5)
         r.skin(0.3)
@@ -144,5 +145,5 @@ def test_the_rig_drive_writes_what_skin_reads():
     assert np.allclose(np.concatenate([p.vertices for p in rig.parts]),
                        np.concatenate([p.vertices for p in other.parts]), atol=1e-5)
     assert [p.texture for p in rig.parts] == [p.texture for p in other.parts]
-    assert rig_drive.shown_frame(species, species.ctx[0], 7.5, True) == rig.frame_at
+    assert other.shown_frame(species.ctx[0], 7.5, True) == rig.frame_at
     assert GRAPH_NONE == 0xFFFFFFFF

@@ -25,7 +25,6 @@ import numpy as np
 from ..battle_renderer import Look
 from ..battler import POSE_PATHS, PoseView
 from ..convert import ROLES, bone_name
-from ..rig_drive import shown_frame
 from .inputs import ImGuiInput
 from .renderer import ImGuiRenderer
 from .shadow_view import ShadowView
@@ -281,7 +280,7 @@ class DebugUI:
         shown = s.pose_paths[s.side] or b.pose_path
         path = b.pose_path if shown == b.pose_path else f"{b.pose_path}, shown {shown}"
         imgui.text(f"{b.blend}; pose path {path}; pack frame "
-                   f"{shown_frame(b.species, clip.anim, clip.frame(playhead), clip.wrap)}")
+                   f"{b.rig.shown_frame(clip.anim, clip.frame(playhead), clip.wrap)}")
         flags = (imgui.TableFlags_.borders_inner_v.value | imgui.TableFlags_.row_bg.value
                  | imgui.TableFlags_.sizing_fixed_fit.value)
         if imgui.begin_table("nodes", 4, flags):
