@@ -24,12 +24,12 @@ from .graph_limits import GRAPH_NONE
 from .graph_source import ClipLoop, ConditionKind, NodeKind, ParameterType
 from .graph_update import HANDLERS
 from .limits import NO_TRACK
+from .memory import ALIGN, caller_bytes
 from .skeleton import Skeleton
 from .transform import IDENTITY
 
 BINDING_MAGIC = 0x444E4247          # "GBND"
 BINDING_HEADER = 16
-ALIGN = 8
 PASS_ON = (NodeKind.time_scale, NodeKind.seek, NodeKind.inertialize)
 
 
@@ -412,14 +412,7 @@ def _find(items, test) -> int | None:
 
 
 def _memory(memory, size) -> np.ndarray:
-    try:
-        buf = np.frombuffer(memory, dtype=np.uint8)
-    except (TypeError, ValueError) as exc:
-        raise InvalidError(f"memory not a writable buffer: {exc}") from None
-    if not buf.flags.writeable:
-        raise InvalidError("memory is read-only")
-    if buf.ctypes.data % ALIGN:
-        raise InvalidError(f"memory not aligned to {ALIGN}")
+    buf = caller_bytes(memory, ALIGN)
     if size is not None:
         size = int(size)
         if size < 0:

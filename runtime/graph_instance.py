@@ -32,11 +32,11 @@ from .graph_state import restore as _restore
 from .graph_state import save as _save
 from .graph_subset import evaluate_subset as _evaluate_subset
 from .graph_update import update as _update
+from .memory import ALIGN, caller_bytes
 from .pose import Pose
 
 INSTANCE_MAGIC = 0x534E4947         # "GINS"
 LAYOUT_VERSION = 1
-ALIGN = 8
 
 
 @dataclass
@@ -253,14 +253,7 @@ class GraphInstance:
 def _memory(memory, size, need: int) -> np.ndarray:
     if memory is None:
         return np.zeros(need, dtype=np.uint8)
-    try:
-        buf = np.frombuffer(memory, dtype=np.uint8)
-    except (TypeError, ValueError) as exc:
-        raise InvalidError(f"memory not a writable buffer: {exc}") from None
-    if not buf.flags.writeable:
-        raise InvalidError("memory is read-only")
-    if buf.ctypes.data % ALIGN:
-        raise InvalidError(f"memory not aligned to {ALIGN}")
+    buf = caller_bytes(memory, ALIGN)
     if size is not None:
         size = int(size)
         if size < 0:
