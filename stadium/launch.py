@@ -7,11 +7,10 @@ from pathlib import Path
 
 from . import headless
 from .battlecam import FRAME
-from .gfx import Graphics, WindowUnavailable
+from .gfx import Graphics, WindowUnavailable, run_window
 from .pack import PackError
 from .roster import Roster
 from .viewer import DEBUG_SCREEN, DT, BattleViewer, Options
-from .window import run as run_window
 
 DEFAULT_OUT = Path("out") / "battle"
 INTERACTIVE = ("human", "ai")        # the window's default: you against the opponent logic

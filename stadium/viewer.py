@@ -324,7 +324,7 @@ class BattleViewer(Game):
     # ------------------------------------------------------------ input
 
     def event(self, event) -> None:
-        """A pygame event from stadium.window's loop: the debugger sees it first."""
+        """A pygame event from the window's loop: the debugger sees it first."""
         import pygame
 
         if self.debug_open and self.debug is not None:

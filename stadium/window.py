@@ -1,33 +1,5 @@
-"""A window's frame loop that hands the game every pygame event (mouse, keys up and
-down, text), which a debugger needs, where stadium.gfx.loop.run_window passes key names.
-
-Updates run in fixed steps against the wall clock exactly as run_window runs them.
-"""
+"""Resizing an open window: the one thing about pygame windows the gfx layer leaves out."""
 from __future__ import annotations
-
-
-def run(game, gfx, *, dt: float = 1 / 60, max_steps: int = 4) -> None:
-    import pygame
-
-    clock = pygame.time.Clock()
-    game.load(gfx)
-    behind = 0.0
-    while game.running:
-        for event in pygame.event.get():
-            if event.type == pygame.QUIT:
-                game.running = False
-            elif event.type == pygame.VIDEORESIZE:
-                width, height = pygame.display.get_window_size()
-                gfx.resize(width, height)
-                game.resized(width, height)
-            else:
-                game.event(event)
-        behind = min(behind + clock.tick(120) / 1000.0, max_steps * dt)
-        while behind >= dt:
-            game.update(dt)
-            behind -= dt
-        game.draw(gfx)
-        gfx.present()
 
 
 def resize_window(gfx, size) -> bool:

@@ -23,6 +23,15 @@ class Game:
     def draw(self, gfx: Graphics) -> None:
         """Draw the current state to `gfx.screen`."""
 
+    def event(self, event) -> None:
+        """Any pygame event but quitting and resizing (mouse, keys up and down, text): a
+        game with a UI of its own takes them all; by default a key going down reaches
+        keypressed."""
+        import pygame
+
+        if event.type == pygame.KEYDOWN:
+            self.keypressed(pygame.key.name(event.key))
+
     def keypressed(self, key: str) -> None:
         """A key went down; `key` is pygame's key name ("space", "f1", "a", ...)."""
 
@@ -46,12 +55,12 @@ def run_window(game: Game, gfx: Graphics, *, dt: float = 1 / 60, max_steps: int 
         for event in pygame.event.get():
             if event.type == pygame.QUIT:
                 game.running = False
-            elif event.type == pygame.KEYDOWN:
-                game.keypressed(pygame.key.name(event.key))
             elif event.type == pygame.VIDEORESIZE:
                 width, height = pygame.display.get_window_size()
                 gfx.resize(width, height)
                 game.resized(width, height)
+            else:
+                game.event(event)
         behind = min(behind + clock.tick(120) / 1000.0, max_steps * dt)
         while behind >= dt:
             game.update(dt)
