@@ -158,6 +158,21 @@ def write_failure(name: str, expected: np.ndarray, actual: np.ndarray, diff: np.
     return FAILURES
 
 
+def mismatch(name: str, actual: np.ndarray) -> str | None:
+    """Compares a render with its golden: None when within the tolerance, else what is
+    wrong (expected, actual and diff pictures written to FAILURES)."""
+    path = GOLDEN / f"{name}.png"
+    if not path.exists():
+        return f"no golden for {name}: run python -m stadium.goldens"
+    expected = np.asarray(Image.open(path).convert("RGB"))
+    share, diff = difference(expected, actual)
+    if share <= TOLERANCE:
+        return None
+    folder = write_failure(name, expected, actual, diff)
+    return (f"{name}: {share:.2%} of pixels differ by more than {CHANNEL}/255 "
+            f"(allowed {TOLERANCE:.1%}); see {folder}")
+
+
 def main() -> int:
     roster = Roster()
     GOLDEN.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,6 @@ expected, actual and diff PNGs in tests/golden/_failures/.
 """
 import numpy as np
 import pytest
-from PIL import Image
 
 from stadium import goldens
 from stadium.gfx import Graphics
@@ -31,15 +30,9 @@ def test_the_cases_cover_what_the_renderer_promises():
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_frame_matches_its_golden(case, gfx):
-    path = goldens.GOLDEN / f"{case.name}.png"
-    assert path.exists(), f"no golden for {case.name}: run python -m stadium.goldens"
-    expected = np.asarray(Image.open(path).convert("RGB"))
-    actual = goldens.render(case, gfx, ROSTER)
-    share, diff = goldens.difference(expected, actual)
-    if share > goldens.TOLERANCE:
-        folder = goldens.write_failure(case.name, expected, actual, diff)
-        pytest.fail(f"{case.name}: {share:.2%} of pixels differ by more than "
-                    f"{goldens.CHANNEL}/255 (allowed {goldens.TOLERANCE:.1%}); see {folder}")
+    problem = goldens.mismatch(case.name, goldens.render(case, gfx, ROSTER))
+    if problem:
+        pytest.fail(problem)
 
 
 def test_the_comparison_catches_a_real_change():
