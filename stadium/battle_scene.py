@@ -40,6 +40,16 @@ class Cue:
     action: str
 
 
+def place(matrix: np.ndarray, position, yaw: float, scale: float) -> None:
+    """A creature's model matrix, translate(cell) * rotateY(yaw) * scale(root_scale),
+    written column by column into a (4, 4) array in GL's byte order (the transpose)."""
+    c, s, k = math.cos(yaw), math.sin(yaw), float(scale)
+    matrix[0] = (c * k, 0.0, -s * k, 0.0)
+    matrix[1] = (0.0, k, 0.0, 0.0)
+    matrix[2] = (s * k, 0.0, c * k, 0.0)
+    matrix[3] = (*position, 1.0)
+
+
 def default_choreography(seed: int = 0) -> tuple[Cue, ...]:
     """Both sent out, three attacks traded, the right one faints.
 
@@ -83,13 +93,7 @@ class Fighter:
         self.play(STANDBY, -phase)    # a phase, so two of a kind do not idle in step
 
     def _place(self) -> None:
-        """translate(cell) * rotateY(yaw) * scale(root_scale), written column by column."""
-        c, s, k = math.cos(self.yaw), math.sin(self.yaw), float(self.species.root_scale)
-        m = self.matrix
-        m[0] = (c * k, 0.0, -s * k, 0.0)
-        m[1] = (0.0, k, 0.0, 0.0)
-        m[2] = (s * k, 0.0, c * k, 0.0)
-        m[3] = (*self.position, 1.0)
+        place(self.matrix, self.position, self.yaw, self.species.root_scale)
 
     def animation(self, slot: int) -> int | None:
         """The animation a context slot plays, falling back where a species has none:

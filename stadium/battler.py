@@ -33,7 +33,7 @@ from runtime.graph_source import ParameterType
 
 from . import pack
 from .battle_graph import SPEED, BattlerGraph, battler_graph
-from .battle_scene import ANCHOR_LIMIT, FLASH_BLINKS_PER_SECOND, FLASH_SECONDS, FLASH_STRENGTH
+from .battle_scene import ANCHOR_LIMIT, FLASH_BLINKS_PER_SECOND, FLASH_SECONDS, FLASH_STRENGTH, place
 from .convert import ROLES, RuntimeSpecies, runtime_species
 from .rig import StadiumRig
 
@@ -90,13 +90,7 @@ class Battler:
         self._shown = None
 
     def _place(self) -> None:
-        """translate(cell) * rotateY(yaw) * scale(root_scale), column by column."""
-        c, s, k = math.cos(self.yaw), math.sin(self.yaw), float(self.species.root_scale)
-        m = self.matrix
-        m[0] = (c * k, 0.0, -s * k, 0.0)
-        m[1] = (0.0, k, 0.0, 0.0)
-        m[2] = (s * k, 0.0, c * k, 0.0)
-        m[3] = (*self.position, 1.0)
+        place(self.matrix, self.position, self.yaw, self.species.root_scale)
 
     # ------------------------------------------------------------ the graph
 
