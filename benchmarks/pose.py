@@ -16,7 +16,7 @@ def random_pose(skeleton, rng):
 
 
 def loop_compose(skeleton, locals_, model):
-    """The plain per-bone Python walk the vectorised path replaces."""
+    """The plain per-bone Python walk the compiled path replaces."""
     for b in range(skeleton.bone_count):
         t, (x, y, z, w), s = locals_[b, :3], locals_[b, 3:7], locals_[b, 7:]
         m = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w), t[0]],

@@ -14,17 +14,17 @@ copies the pose:
     32 + 40 n  48 n   model, f32 (n, 3, 4)
 
 PoseBatch lays many poses of one skeleton end to end, each a whole pose, so the batched
-paths (compose, sample, blend) are one numpy call over all of them.
+paths (compose, sample, blend) are one call over all of them.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .errors import CapacityError, FormatError, InvalidError
+from .jit import kernel
 from .memory import ALIGN, caller_bytes
 from .skeleton import Skeleton
-from .transform import (IDENTITY, IDENTITY_AFFINE, ROTATION_FROM_OUTER, R, S, T, decompose_affine,
-                        rotation_matrices)
+from .transform import IDENTITY, IDENTITY_AFFINE, decompose_affine
 
 MAGIC = np.frombuffer(b"POSE", dtype="<u4")[0]
 HEADER_BYTES = 32
@@ -56,71 +56,47 @@ def _memory(memory, size: int) -> np.ndarray:
     return buf[:size]
 
 
-def compose_model(skeleton: Skeleton, locals_: np.ndarray, model: np.ndarray,
-                  homogeneous: np.ndarray) -> None:
-    """One pose's model matrices: each bone's parent's times its local's.
+@kernel
+def _compose(parents, locals_, model):
+    """One pose's model matrices, bone by bone in storage order, which puts every parent
+    before its children: a root's is its local's matrix, any other bone's its parent's times
+    its local's. Binary32 throughout, as the model is stored.
 
-    `homogeneous` is (n + 1, 4, 4) scratch whose bottom rows and last matrix stay the
-    identity's; the plan's pointer jumps then compose every bone in a few matmuls.
-    """
-    n = locals_.shape[0]
-    np.multiply(rotation_matrices(locals_[:, R]), locals_[:, None, S], out=homogeneous[:n, :3, :3])
-    homogeneous[:n, :3, 3] = locals_[:, T]
-    world = homogeneous
-    for up in skeleton.plan().jumps:
-        world = np.matmul(world[up], world)
-    model[...] = world[:n, :3]
+    The local's block is the quaternion's rotation matrix in its homogeneous form (x^2 + y^2
+    + z^2 + w^2 stands in for 1) with column j scaled by s_j. A parent that is not a lower
+    index counts as none: Skeleton.check_parents() has refused those already, and the kernel
+    then never reads a matrix it has not written."""
+    two = np.float32(2.0)
+    for b in range(locals_.shape[0]):
+        tx, ty, tz = locals_[b, 0], locals_[b, 1], locals_[b, 2]
+        x, y, z, w = locals_[b, 3], locals_[b, 4], locals_[b, 5], locals_[b, 6]
+        sx, sy, sz = locals_[b, 7], locals_[b, 8], locals_[b, 9]
+        xx, yy, zz, ww = x * x, y * y, z * z, w * w
+        l00, l01, l02 = (ww + xx - yy - zz) * sx, two * (x * y - z * w) * sy, two * (x * z + y * w) * sz
+        l10, l11, l12 = two * (x * y + z * w) * sx, (ww - xx + yy - zz) * sy, two * (y * z - x * w) * sz
+        l20, l21, l22 = two * (x * z - y * w) * sx, two * (y * z + x * w) * sy, (ww - xx - yy + zz) * sz
+        p = np.int64(parents[b])
+        m = model[b]
+        if p < b:
+            q = model[p]
+            for i in range(3):
+                a0, a1, a2 = q[i, 0], q[i, 1], q[i, 2]
+                m[i, 0] = a0 * l00 + a1 * l10 + a2 * l20
+                m[i, 1] = a0 * l01 + a1 * l11 + a2 * l21
+                m[i, 2] = a0 * l02 + a1 * l12 + a2 * l22
+                m[i, 3] = a0 * tx + a1 * ty + a2 * tz + q[i, 3]
+        else:
+            m[0, 0], m[0, 1], m[0, 2], m[0, 3] = l00, l01, l02, tx
+            m[1, 0], m[1, 1], m[1, 2], m[1, 3] = l10, l11, l12, ty
+            m[2, 0], m[2, 1], m[2, 2], m[2, 3] = l20, l21, l22, tz
 
 
-def homogeneous_scratch(n: int) -> np.ndarray:
-    h = np.zeros((n + 1, 4, 4), dtype=np.float32)
-    h[:, 3, 3] = 1
-    h[n] = np.eye(4, dtype=np.float32)
-    return h
-
-
-class BatchScratch:
-    """The working arrays of compose_model_batch, kept between calls so a frame allocates
-    nothing: the poses laid out bone by component by pose, poses innermost."""
-
-    def __init__(self, n: int, m: int):
-        self.soa = np.empty((n * 10, m), dtype=np.float32)
-        self.outer = np.empty((n, 4, 4, m), dtype=np.float32)
-        self.rot = np.empty((n, 9, m), dtype=np.float32)
-        self.local = np.empty((n, 3, 4, m), dtype=np.float32)
-        self.level = np.empty((n, 3, 4, m), dtype=np.float32)
-        self.term = np.empty((n, 3, 4, m), dtype=np.float32)
-
-
-def compose_model_batch(skeleton: Skeleton, locals_: np.ndarray, model: np.ndarray,
-                        scratch: BatchScratch) -> None:
-    """Many poses' model matrices at once, as compose_model composes one.
-
-    Every product is an elementwise numpy call over the m poses of a level's bones at once,
-    with the poses innermost, instead of m * n tiny matrix products.
-    """
-    plan = skeleton.plan()
-    m, n = locals_.shape[:2]
-    np.copyto(scratch.soa, locals_.reshape(m, n * 10).T)
-    soa = scratch.soa.reshape(n, 10, m)
-    q = soa[:, 3:7]
-    np.multiply(q[:, :, None], q[:, None], out=scratch.outer)
-    np.matmul(ROTATION_FROM_OUTER.T, scratch.outer.reshape(n, 16, m), out=scratch.rot)
-    local = scratch.local
-    np.multiply(scratch.rot.reshape(n, 3, 3, m), soa[:, None, 7:10], out=local[:, :, :3])
-    local[:, :, 3] = soa[:, 0:3]
-    for start, end, parents in plan.spans:
-        bones = plan.order[start:end]
-        parent, child = local[plan.order[parents]], local[bones]
-        k = end - start
-        out, term = scratch.level[:k], scratch.term[:k]
-        np.multiply(parent[:, :, 0:1], child[:, 0:1], out=out)
-        for j in (1, 2):
-            np.multiply(parent[:, :, j:j + 1], child[:, j:j + 1], out=term)
-            out += term
-        out[:, :, 3] += parent[:, :, 3]
-        local[bones] = out
-    model.reshape(m, n * 12)[...] = local.reshape(n * 12, m).T
+@kernel
+def _compose_batch(parents, locals_, model):
+    """_compose for each of (poses, n, 10) locals into (poses, n, 3, 4) models: every pose
+    by the same operations, so a batch's poses equal the single poses bit for bit."""
+    for i in range(locals_.shape[0]):
+        _compose(parents, locals_[i], model[i])
 
 
 class Pose:
@@ -131,7 +107,6 @@ class Pose:
         n = skeleton.bone_count
         self.buffer = _memory(memory, pose_size(n))
         self._head, self._identity, self.locals, self.model = _views(self.buffer, n)
-        self._homogeneous = homogeneous_scratch(n)
         self._head[:] = (MAGIC, 0, n, 0)
         self.buffer[16:24].view("<u8")[0] = skeleton.identity
         self.buffer[24:32] = 0
@@ -153,36 +128,38 @@ class Pose:
         self = cls.__new__(cls)
         self.buffer = buf[:pose_size(n)]
         self._head, self._identity, self.locals, self.model = _views(self.buffer, n)
-        self._homogeneous = homogeneous_scratch(n)
         return self
 
     # ---- facts
     @property
     def bone_count(self) -> int:
-        return int(self._head[2])
+        return self._head.item(2)
 
     @property
     def skeleton_identity(self) -> int:
-        return int(self._identity[0])
+        return self._identity.item(0)
 
     @property
     def is_model_current(self) -> bool:
-        return bool(self._head[1] & MODEL_CURRENT)
+        return bool(self._head.item(1) & MODEL_CURRENT)
 
     @property
     def is_difference(self) -> bool:
-        return bool(self._head[1] & DIFFERENCE)
+        return bool(self._head.item(1) & DIFFERENCE)
 
     def of(self, skeleton: Skeleton) -> bool:
-        """Whether this is a pose of that skeleton."""
-        return skeleton.identity == self._identity[0] and skeleton.bone_count == self._head[2]
+        """Whether this is a pose of that skeleton, its arrays of the skeleton's bone count
+        whatever its header's bytes now say (a kernel's writes rely on it)."""
+        n = skeleton.bone_count
+        return (skeleton.identity == self._identity.item(0) and n == self._head.item(2)
+                and n == len(self.locals))
 
     def _set_flags(self, flags: int) -> None:
         self._head[1] = flags
 
     def mark_stale(self) -> None:
         """Call after writing `locals` directly: the model no longer matches them."""
-        self._head[1] &= ~np.uint32(MODEL_CURRENT)
+        self._head[1] = self._head.item(1) & ~MODEL_CURRENT
 
     def mark_kind(self, difference: bool) -> None:
         """Whether the locals now hold a difference; either way the model is stale."""
@@ -202,7 +179,8 @@ class Pose:
         if self.is_difference:
             raise InvalidError("a difference has no model")
         self.mark_stale()           # and so it stays if the skeleton's bytes turn out wrong
-        compose_model(skeleton, self.locals, self.model, self._homogeneous)
+        skeleton.check_parents()     # FormatError for a parent changed to one not lower
+        _compose(skeleton.parents, self.locals, self.model)
         self._set_flags(MODEL_CURRENT)
 
     def copy_from(self, other: "Pose") -> None:
@@ -279,18 +257,18 @@ class PoseBatch:
         ident[...] = skeleton.identity
         self.poses = [Pose.attach(self.buffer[i]) for i in range(count)]
         self.skeleton_identity = skeleton.identity
-        self._scratch = BatchScratch(n, count)
         self.locals[...] = skeleton.rests
         self.compute_model(skeleton)
 
     def compute_model(self, skeleton: Skeleton) -> None:
-        """Composes every pose of the batch in one pass over the levels."""
+        """Composes every pose of the batch, each as Pose.compute_model composes one."""
         _check_skeleton(skeleton)
         if skeleton.identity != self.skeleton_identity:
             raise InvalidError("a batch of another skeleton")
         if (self._head[:, 1] & DIFFERENCE).any():
             raise InvalidError("a difference has no model")
-        compose_model_batch(skeleton, self.locals, self.model, self._scratch)
+        skeleton.check_parents()
+        _compose_batch(skeleton.parents, self.locals, self.model)
         self._head[:, 1] = MODEL_CURRENT
 
     def mark_kind(self, difference: bool, rows=None) -> None:

@@ -8,8 +8,9 @@ The skeleton file (container kind 1, format version 1) holds, beside the name ta
     SEND  u32[n]      end of each bone's subtree (the bone and its descendants are [b, end))
     REST  f32[n, 10]  rest transform relative to the parent, rotation of unit length
 
-The view reads all of it in place. The depth levels that composing a pose walks are worked
-out at the open and again only if the parents' bytes change after it.
+The view reads all of it in place. Composing and masking walk the bones in storage order,
+which puts every parent first; check_parents() holds to that if the bytes change after the
+open.
 """
 from __future__ import annotations
 
@@ -154,43 +155,6 @@ def _subtree_ends(parents: np.ndarray) -> np.ndarray:
     return ends
 
 
-class ComposePlan:
-    """How to compose poses, worked out once per skeleton.
-
-    Two walks over the same hierarchy:
-    - by level, for batches: bones laid out by depth (`order`, roots first), level l the
-      slice spans[l] = (start, end, parents) of that layout, `parents` the positions of its
-      bones' parents in it, so each level's bones are composed in one call;
-    - by pointer jumping, for one pose, where each numpy call costs more than its work:
-      after round r every bone holds the product of its 2^r nearest links, so
-      ceil(log2(depth + 1)) rounds of one gather and one matmul compose the whole pose.
-      `jumps[r]` is each bone's ancestor 2^r generations up, the sentinel n (an identity)
-      past the root.
-    """
-
-    def __init__(self, parents: np.ndarray):
-        n = parents.size
-        depth = np.zeros(n, dtype=np.int64)
-        for b in np.flatnonzero(parents != NO_BONE):
-            depth[b] = depth[parents[b]] + 1
-        self.order = np.argsort(depth, kind="stable")
-        self.position = np.empty(n, dtype=np.int64)
-        self.position[self.order] = np.arange(n)
-        counts = np.bincount(depth)
-        bounds = np.concatenate([[0], np.cumsum(counts)])
-        self.roots = int(counts[0])
-        self.spans = [(int(bounds[d]), int(bounds[d + 1]),
-                       self.position[parents[self.order[bounds[d]:bounds[d + 1]]]])
-                      for d in range(1, counts.size)]
-        self.depth = depth
-        up = np.where(parents == NO_BONE, n, parents).astype(np.int64)
-        up = np.append(up, n)
-        self.jumps = []
-        while (up[:n] != n).any():
-            self.jumps.append(up)
-            up = up[up]
-
-
 class Skeleton:
     """A skeleton file opened in place (maniSkeleton)."""
 
@@ -225,7 +189,6 @@ class Skeleton:
         self.identity = c.identity
         self.data = buf
         self._parents_seen = self.parents.copy()
-        self._plan = ComposePlan(self._parents_seen)
         self._parents_at = c.offset_of(b"PRNT")
         self._mutable = buf.flags.writeable
 
@@ -233,9 +196,9 @@ class Skeleton:
     def open(cls, data) -> "Skeleton":
         return cls(data)
 
-    def plan(self) -> ComposePlan:
-        """The plan for composing; FormatError when the parents' bytes changed to a parent
-        that is not a lower index."""
+    def check_parents(self) -> None:
+        """FormatError when the parents' bytes changed after the open to a parent that is not
+        a lower index, which walks in storage order rely on."""
         if self._mutable and not np.array_equal(self.parents, self._parents_seen):
             parents = self.parents.copy()
             bad = np.flatnonzero((parents != NO_BONE) & (parents >= np.arange(parents.size)))
@@ -243,8 +206,6 @@ class Skeleton:
                 raise FormatError("a parent is not a lower index (bytes changed after the open)",
                                   self._parents_at + 4 * int(bad[0]))
             self._parents_seen = parents
-            self._plan = ComposePlan(parents)
-        return self._plan
 
     def parent(self, bone: int) -> int:
         if not 0 <= bone < self.bone_count:
@@ -268,10 +229,6 @@ class Skeleton:
 
     def find_bone(self, name) -> int:
         return self.names.find(name)
-
-    def depth(self) -> np.ndarray:
-        """Each bone's depth below its root."""
-        return self.plan().depth
 
 
 def _check_depth_first(parents: np.ndarray, at: int) -> None:

@@ -215,6 +215,138 @@ def test_add_layers_formula_and_refusals():
         np.testing.assert_array_equal(pose.buffer, before)
 
 
+def qmul_plain(a, b):
+    """Hamilton product a * b of xyzw quaternions, vector form."""
+    va, wa, vb, wb = a[:3], a[3], b[:3], b[3]
+    return np.r_[wa * vb + wb * va + np.cross(va, vb), wa * wb - va @ vb]
+
+
+def reference_difference(pose, basis):
+    a, b = pose.locals.astype(np.float64), basis.locals.astype(np.float64)
+    out = np.empty_like(a)
+    for i in range(len(a)):
+        q = qmul_plain(b[i, 3:7] * [-1, -1, -1, 1], a[i, 3:7])
+        out[i] = np.r_[a[i, :3] - b[i, :3], q / np.linalg.norm(q), a[i, 7:] / b[i, 7:]]
+    return out
+
+
+def reference_add(pose, layers):
+    out = pose.locals.astype(np.float64)
+    for b in range(len(out)):
+        for l in layers:
+            w = l.weight * (1.0 if l.bone_weights is None else l.bone_weights[b])
+            d = l.pose.locals[b].astype(np.float64)
+            turn = (-w if np.signbit(d[6]) else w) * d[3:7] + [0, 0, 0, 1 - w]
+            q = qmul_plain(out[b, 3:7], turn)
+            out[b] = np.r_[out[b, :3] + w * d[:3], q / np.linalg.norm(q), out[b, 7:] * (1 + w * (d[7:] - 1))]
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31))
+def test_difference_matches_the_formula_in_place_or_not(seed):
+    rng = np.random.default_rng(seed)
+    pose, basis = random_pose(SK, rng, mirror=True), random_pose(SK, rng)
+    out = rt.Pose(SK)
+    capi.maniSkeleton_ComputePoseDifference(SK, pose, basis, out)
+    ref = reference_difference(pose, basis)
+    np.testing.assert_allclose(out.locals[:, :3], ref[:, :3], atol=1e-6)
+    np.testing.assert_allclose(out.locals[:, 3:7], ref[:, 3:7], atol=1e-6)
+    np.testing.assert_allclose(out.locals[:, 7:], ref[:, 7:], rtol=1e-6)
+    for target in (pose, basis):                 # the output may be either input
+        copy = rt.Pose(SK)
+        copy.copy_from(target)
+        args = (copy, basis) if target is pose else (pose, copy)
+        capi.maniSkeleton_ComputePoseDifference(SK, *args, copy)
+        np.testing.assert_array_equal(copy.locals, out.locals)
+
+
+def test_difference_refused_in_place_leaves_the_pose_unchanged():
+    """Only the last bone's difference is not finite: the bones before it stay unwritten too."""
+    rng = np.random.default_rng(6)
+    last = SK.bone_count - 1
+    for component, value, in_basis in ((9, 0.0, True), (4, np.nan, False), (0, np.inf, False)):
+        pose, basis = random_pose(SK, rng), random_pose(SK, rng)
+        (basis if in_basis else pose).locals[last, component] = value
+        before = pose.buffer.copy()
+        with pytest.raises(rt.InvalidError, match=f"bone {last}"):
+            capi.maniSkeleton_ComputePoseDifference(SK, pose, basis, pose)
+        np.testing.assert_array_equal(pose.buffer, before)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31), st.lists(st.sampled_from([0.0, 1.0, 0.3]) | weights, min_size=1, max_size=3),
+       st.booleans())
+def test_add_layers_match_the_formula(seed, ws, masked):
+    rng = np.random.default_rng(seed)
+    pose = random_pose(SK, rng)
+    layers = []
+    for w in ws:
+        d = rt.Pose(SK)
+        capi.maniSkeleton_ComputePoseDifference(SK, random_pose(SK, rng), random_pose(SK, rng), d)
+        mask = rng.choice([0.0, 1.0, 0.5], SK.bone_count) if masked else None
+        layers.append(L(d, w, mask))
+    ref = reference_add(pose, layers)
+    capi.maniPose_AddLayers(pose, SK, layers)
+    np.testing.assert_allclose(pose.locals[:, :3], ref[:, :3], atol=1e-5)
+    np.testing.assert_allclose(pose.locals[:, 3:7], ref[:, 3:7], atol=1e-6)
+    np.testing.assert_allclose(pose.locals[:, 7:], ref[:, 7:], rtol=1e-5)
+    assert not pose.is_model_current and not pose.is_difference
+
+
+def test_add_layers_past_binary32_range_stores_infinity():
+    sk = open_skeleton(SkeletonSource([B("a")]))
+    pose, d = rt.Pose(sk), rt.Pose(sk)
+    pose.set_local(0, [3e38, 0, 0, 0, 0, 0, 1, 3e38, 1, 1])
+    d.set_local(0, [3e38, 0, 0, 0, 0, 0, 1, 4, 1, 1])
+    d.mark_kind(True)
+    capi.maniPose_AddLayers(pose, sk, [L(d, 1.0)])
+    np.testing.assert_array_equal(pose.locals[0], [np.inf, 0, 0, 0, 0, 0, 1, np.inf, 1, 1])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**31), st.lists(weights, min_size=1, max_size=4), st.floats(0, 1))
+def test_each_bone_blends_on_its_own_bit_for_bit(seed, ws, threshold):
+    """A masked blend's bone is the unmasked blend at that bone's weights, whatever the rest."""
+    rng = np.random.default_rng(seed)
+    poses = [random_pose(SK, rng) for _ in ws]
+    masks = [rng.choice([0.0, 1.0, rng.uniform()], SK.bone_count) for _ in ws]
+    out, one = rt.Pose(SK), rt.Pose(SK)
+    capi.maniSkeleton_BlendPoses(SK, [L(p, w, m) for p, w, m in zip(poses, ws, masks)], threshold, out)
+    for b in rng.choice(SK.bone_count, 4, replace=False):
+        capi.maniSkeleton_BlendPoses(SK, [L(p, w * m[b]) for p, w, m in zip(poses, ws, masks)],
+                                     threshold, one)
+        np.testing.assert_array_equal(out.locals[b], one.locals[b])
+
+
+def test_blend_of_a_rotation_not_finite_takes_the_rest_rotation():
+    rng = np.random.default_rng(8)
+    a, b = random_pose(SK, rng), random_pose(SK, rng)
+    good = rt.Pose(SK)
+    capi.maniSkeleton_BlendPoses(SK, [L(a, 0.5), L(b, 0.5)], 0.0, good)
+    a.locals[4, 5] = np.nan
+    a.locals[4, 1] = np.inf
+    out = rt.Pose(SK)
+    capi.maniSkeleton_BlendPoses(SK, [L(a, 0.5), L(b, 0.5)], 0.0, out)
+    np.testing.assert_array_equal(out.locals[4, 3:7], SK.rests[4, 3:7])
+    assert out.locals[4, 1] == np.inf
+    others = np.arange(SK.bone_count) != 4
+    np.testing.assert_array_equal(out.locals[others], good.locals[others])
+
+
+def test_outputs_over_read_only_bytes_refused():
+    rng = np.random.default_rng(9)
+    a, b = random_pose(SK, rng), random_pose(SK, rng)
+    d = rt.Pose(SK)
+    capi.maniSkeleton_ComputePoseDifference(SK, a, b, d)
+    frozen = rt.Pose.attach(bytes(a.buffer))
+    for call in (lambda: capi.maniSkeleton_BlendPoses(SK, [L(b)], 0.5, frozen),
+                 lambda: capi.maniSkeleton_ComputePoseDifference(SK, a, b, frozen),
+                 lambda: capi.maniPose_AddLayers(frozen, SK, [L(d)])):
+        with pytest.raises(rt.InvalidError, match="read-only"):
+            call()
+
+
 # ---- masks ----------------------------------------------------------------------------
 
 def mask_reference(skeleton, chains, default):

@@ -14,6 +14,15 @@ from runtime_fixtures import humanoid, open_skeleton, random_locals, random_pose
 SK = humanoid(80)
 
 
+def depths(skeleton) -> np.ndarray:
+    """Each bone's depth below its root (parents come first in storage order)."""
+    d = np.zeros(skeleton.bone_count, dtype=np.int64)
+    for b, p in enumerate(skeleton.parents):
+        if p != rt.NO_BONE:
+            d[b] = d[p] + 1
+    return d
+
+
 def test_init_pose_in_caller_memory_is_at_rest_and_composed():
     size = capi.maniSkeleton_GetPoseSize(SK)
     assert size == rt.pose_size(80) > 80 * (40 + 48)
@@ -67,6 +76,22 @@ def test_parent_bytes_changed_after_open_give_format_errors():
     assert capi.maniPose_IsModelCurrent(pose)
 
 
+def test_header_rewritten_to_another_count_is_not_that_skeleton_pose():
+    """The kernels write as many bones as the skeleton has: a pose's arrays must hold them,
+    whatever its header's bytes are made to say."""
+    small = rt.Pose(humanoid(30))
+    memory = bytearray(rt.pose_size(80))
+    memory[:small.buffer.size] = small.buffer.tobytes()
+    pose = rt.Pose.attach(memory)
+    pose.buffer[8:12].view("<u4")[0] = 80
+    pose.buffer[16:24].view("<u8")[0] = SK.identity
+    assert pose.bone_count == 80 and not pose.of(SK)
+    with pytest.raises(rt.InvalidError):
+        capi.maniPose_ComputeModel(pose, SK)
+    with pytest.raises(rt.InvalidError):
+        capi.maniSkeleton_BlendPoses(SK, [], 0.5, pose)
+
+
 def test_locals_and_staleness():
     pose = capi.maniInitPose(SK)
     t = np.array([1, 2, 3, 0, 0, 0, 1, 2, 2, 2], np.float32)
@@ -118,7 +143,7 @@ def test_compute_model_equals_plain_reference(seed, mirror):
     capi.maniPose_ComputeModel(pose, SK)
     ref = reference_model(SK, pose.locals.astype(np.float64))
     scale = np.abs(ref).max(axis=(1, 2), keepdims=True) + 1
-    assert (np.abs(pose.model - ref) <= 2e-6 * scale * (SK.depth()[:, None, None] + 1)).all()
+    assert (np.abs(pose.model - ref) <= 2e-6 * scale * (depths(SK)[:, None, None] + 1)).all()
 
 
 def test_batch_composes_as_single_poses():
@@ -132,6 +157,42 @@ def test_batch_composes_as_single_poses():
         single.compute_model(SK)
         np.testing.assert_allclose(batch.model[i], single.model, rtol=1e-5, atol=1e-5)
         assert batch.poses[i].is_model_current and batch.poses[i].of(SK)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 9))
+def test_batch_poses_equal_single_poses_bit_for_bit(seed, count):
+    """The batch composes each pose by the single pose's operations, whatever the count."""
+    rng = np.random.default_rng(seed)
+    batch = rt.PoseBatch(SK, count)
+    batch.locals[...] = np.stack([random_locals(rng, 80, mirror=True) for _ in range(count)])
+    batch.compute_model(SK)
+    for i in range(count):
+        single = rt.Pose(SK)
+        single.write_locals(0, batch.locals[i])
+        single.compute_model(SK)
+        np.testing.assert_array_equal(batch.model[i], single.model)
+
+
+def test_compose_keeps_what_is_not_finite_inside_its_subtree():
+    rng = np.random.default_rng(7)
+    pose = random_pose(SK, rng)
+    bone = next(b for b in range(80) if SK.subtree_end(b) - b > 3 and SK.parent(b) != rt.NO_BONE)
+    end = SK.subtree_end(bone)
+    for bad in (np.nan, np.inf, -np.inf, 1e37):
+        locals_ = random_locals(rng, 80)
+        locals_[bone, 0] = bad
+        pose.write_locals(0, locals_)
+        capi.maniPose_ComputeModel(pose, SK)
+        with np.errstate(all="ignore"):
+            ref = reference_model(SK, locals_.astype(np.float64))
+        within = np.isfinite(ref).all(axis=(1, 2))
+        assert within.all() == np.isfinite(bad)
+        assert (within[:bone] & within[end:]).all()          # only the bone's subtree
+        assert not np.isfinite(pose.model[~within]).all(axis=(1, 2)).any()
+        scale = np.abs(ref[within]).max(axis=(1, 2), keepdims=True) + 1
+        depth = depths(SK)[within, None, None] + 1
+        assert (np.abs(pose.model[within] - ref[within]) <= 2e-6 * scale * depth).all()
 
 
 def test_get_model_transform_splits_the_model():
