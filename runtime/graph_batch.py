@@ -1,10 +1,8 @@
 """Many instances of one binding a frame: their updates, then one evaluation for all.
 
-Updates make their decisions one instance at a time (a few dozen scalar decisions each,
-where numpy would cost more than it saves) and then work out every instance's root motion
-in one pass; the evaluation runs every node once for all the instances
-that weigh it (graph_eval.py), so its numpy calls are shared. Each instance's pose is bit
-for bit what evaluating it alone gives.
+The update and the evaluation run each node once for all the instances, as lanes of one
+compiled loop (graph_update.py, graph_eval.py): a hundred instances cost the calls of one.
+Each instance's update and pose are bit for bit what it alone gives.
 """
 from __future__ import annotations
 
@@ -38,4 +36,5 @@ def evaluate_batch(instances, out: PoseBatch, scratch=None) -> None:
     if not isinstance(out, PoseBatch) or out.skeleton_identity != sk.identity or \
             out.locals.shape[:2] != (len(insts), sk.bone_count):
         raise InvalidError("not a batch of the graph's skeleton, one pose an instance")
-    evaluate_lanes(insts, out, scratch)
+    evaluate_lanes(insts, out.locals, scratch)
+    out.mark_kind(False)

@@ -54,12 +54,12 @@ class ClipRun:
     __slots__ = ("node", "base", "slot", "clip", "duration", "repeat", "speed", "sync", "leader",
                  "all_events", "event_times", "event_names", "marker_times", "marker_names",
                  "moves", "samples", "dots", "tracked", "whole", "fill", "additive", "offset",
-                 "moves_offset", "samples_soa", "fill_soa", "index")
+                 "samples_soa", "fill_soa")
 
 
 class MachineRun:
     __slots__ = ("node", "base", "at", "states", "entry", "limit", "finals", "transitions",
-                 "by_source", "any", "latch_events", "state_clips", "state_resets", "finish",
+                 "by_source", "any", "latch_events", "state_clips", "finish",
                  "inertializer")
 
 
@@ -199,7 +199,6 @@ class GraphBinding:
                         length = max(length, r.duration / abs(r.speed))
                 self.shot_length[k] = length
         self.reset_ranges = [self._ranges(self.subtree[k]) for k in range(count)]
-        self.initial_list = self.initial.tolist()
         self.machines = [r for r in self.runs if isinstance(r, MachineRun)]
         self.rests = self.skeleton.rests.astype(np.float32)
         self.rests_soa = soa(self.rests)
@@ -207,7 +206,6 @@ class GraphBinding:
         for r in self.clip_runs:
             if r.sync != GRAPH_NONE:
                 self.sync_groups.setdefault(r.sync, []).append(r)
-        self.sync_runs = [r for r in self.clip_runs if r.sync != GRAPH_NONE]
         self.deciders = [(k, nodes[k], HANDLERS.get(nodes[k].kind)) for k in range(count - 1, -1, -1)
                          if nodes[k].kind != NodeKind.clip]
         self._side_by_side()
@@ -235,20 +233,6 @@ class GraphBinding:
         for r in self.clip_runs:
             r.samples_soa = None if r.whole else soa(r.samples)
             r.fill_soa = soa(r.fill)
-        self.whole_runs = [r for r in self.clip_runs if r.whole]
-        for k, r in enumerate(self.clip_runs):
-            r.index = k
-        self.run_rate = np.array([r.clip.sample_rate for r in self.clip_runs])
-        self.run_duration = np.array([r.clip.duration for r in self.clip_runs])
-        self.run_last = np.array([r.clip.sample_count - 1 for r in self.clip_runs], dtype=np.intp)
-        self.run_offset = np.array([r.offset or 0 for r in self.clip_runs], dtype=np.intp)
-        moves, at = [], 0
-        for r in self.clip_runs:
-            r.moves_offset = at
-            if r.moves is not None:
-                moves.append(r.clip.moves.astype(np.float64))
-                at += len(r.moves)
-        self.all_moves = np.concatenate(moves) if moves else np.zeros((0, 7))
 
     def _ranges(self, nodes: list) -> list:
         """S ranges holding the state (past the weights) of the nodes given."""
@@ -347,7 +331,6 @@ class GraphBinding:
         m.any = [r for r in order if r.source == GRAPH_NONE]
         m.state_clips = [set(i for i in self.subtree[s] if self.graph.nodes[i].kind == NodeKind.clip)
                          for s in m.states]
-        m.state_resets = [None] * len(m.states)     # filled lazily: reset ranges of each state
         m.finish = [self._finish(s) for s in m.states]
         m.inertializer = self.inertializer[k]
         return m

@@ -53,9 +53,11 @@ class GraphValue:
 class GraphNodeView:
     """maniGraphNodeView: what a node did in its last update. `state` and `transition` are
     a machine's current state and the transition under way (GRAPH_NONE when none or for
-    another kind); `progress` how far that transition's fade has come; `playhead` a clip
-    node's playhead or a one-shot's time; `failed` whether its data failed (no kind of this
-    release's can)."""
+    another kind; an inertialize node's blend under way, from a switch beneath it or its
+    trigger, is its transition 0); `progress` how far that transition's fade (or blend) has
+    come; `playhead` a clip node's playhead, a one-shot's time or the time since an
+    inertialize node's switch; `failed` whether its data failed (no kind of this release's
+    can)."""
 
     kind: int = 0
     weight: float = 0.0
@@ -217,6 +219,13 @@ class GraphInstance:
             view.playhead = float(self.S[base + 2])
         elif kind == NodeKind.one_shot:
             view.playhead = float(self.S[base + 3])
+        elif kind == NodeKind.inertialize:
+            at = base + 2
+            if self.S[at] or self.S[at + 1]:        # active, or pending its first evaluation
+                time, duration = float(self.S[at + 2]), float(self.S[at + 3])
+                view.transition = 0
+                view.playhead = time
+                view.progress = min(1.0, time / duration) if duration > 0 else 1.0
         elif kind == NodeKind.state_machine:
             m = self.binding.runs[k]
             L = int(self.S[m.at["length"]])

@@ -1,42 +1,167 @@
-"""Root motion and event lists for clip nodes, in plain Python floats.
+"""Playheads, events and root motion for clip nodes, compiled (runtime.jit) for the update's
+clip pass (graph_update.py).
 
-An update asks each weighted clip node for its move and its events over one step: a few
-dozen scalar operations, where numpy's per-call cost would be ten times the work. The
-arithmetic is rootmotion.py's (binary64, a move's rotation normalized after each lerp and
-product); a node's loop mode (which may differ from its clip's) decides the wraps.
+A clip node's tables are flat arrays the binding's clips give once (graph_update.Tables):
+its events' times (`times[lo:hi]`, increasing), its sync markers' times and names (names as
+numbers), its clip's moves (`moves[at:at + samples]`, binary64). Moves are composed,
+inverted and raised to powers by rootmotion.py's operations in their order (binary64, a
+rotation normalized after each lerp and product), so bit for bit as it does, and found on
+clip.py's sample grid; a blend of moves is rootmotion.blend's formula, summed in the moves'
+order. A node's loop mode (which may differ from its clip's) decides the wraps, a count of
+periods being a whole binary64 number (a step of any length has one).
 """
 from __future__ import annotations
 
 import math
-import struct
-from bisect import bisect_left, bisect_right
 
 import numpy as np
 
-from .rootmotion import compose_moves, inverse_move, power_move
+from .graph_kernels import segment
+from .jit import kernel
 
 IDENTITY = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0)
-_F = struct.Struct("<f")
+_MOST = 1.7976931348623157e308          # a count of periods past binary64's range counts this many
 
 
-def f32(x: float) -> float:
-    """x as binary32 holds it, as the clip's event times are compared (clip.event_range)."""
-    try:
-        return _F.unpack(_F.pack(x))[0]
-    except OverflowError:
-        return math.copysign(math.inf, x)
+# ---- playheads -------------------------------------------------------------------------------------------
+@kernel
+def advance(duration, repeat, old, step):
+    """A playhead moved by a step under the node's loop mode: (new, wraps), wraps the whole
+    periods crossed (signed)."""
+    t = old + step
+    if not repeat or duration <= 0:
+        return (0.0 if t < 0 else duration if t > duration else t), 0.0
+    if 0.0 <= t < duration:
+        return t, 0.0
+    wraps = np.floor(t / duration)
+    if not abs(wraps) <= _MOST:
+        wraps = math.copysign(_MOST, wraps)
+    t -= wraps * duration
+    if not 0.0 <= t < duration:         # rounding at the period's edge
+        t = 0.0
+    return t, wraps
 
 
-def _normalized(q):
-    x, y, z, w = q
-    n = math.sqrt(x * x + y * y + z * z + w * w)
-    return (x / n, y / n, z / n, w / n) if n > 0 else (0.0, 0.0, 0.0, 1.0)
+@kernel
+def place(duration, repeat, t):
+    """A time put on the clip: wrapped for a repeating node, clamped otherwise."""
+    if repeat and duration > 0:
+        t = np.fmod(t, duration)
+        if t < 0:
+            t += duration
+        return t if t < duration else 0.0
+    return 0.0 if t < 0 else duration if t > duration else t
 
 
-def move_at(run, t: float):
-    """The root bone's move at a clip time (rootmotion.move_at)."""
-    i, j, f = run.clip.segment(t)
-    a, b = run.moves[i], run.moves[j]
+@kernel
+def _right(a, lo, hi, x):
+    """bisect_right over a[lo:hi], as an index from lo."""
+    first = lo
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if x < a[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo - first
+
+
+@kernel
+def _left(a, lo, hi, x):
+    """bisect_left over a[lo:hi], as an index from lo."""
+    first = lo
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if a[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - first
+
+
+@kernel
+def _phase(times, names, lo, hi, duration, t):
+    """Where a playhead is between the clip's sync markers times[lo:hi]: (name, fraction), or
+    (-1, 0) for a clip without markers."""
+    count = hi - lo
+    if not count:
+        return -1, 0.0
+    k = _right(times, lo, hi, t) - 1
+    if k < 0:
+        k = count - 1
+        start = times[lo + k] - duration
+    else:
+        start = times[lo + k]
+    end = times[lo + k + 1] if k + 1 < count else times[lo] + duration
+    span = end - start
+    return names[lo + k], ((t - start) / span if span > 0 else 0.0)
+
+
+@kernel
+def follow(times, names, leader, follower, t):
+    """A follower's playhead for a leader's: at the same fraction between markers of the same
+    names where both have them, else at the same fraction of their durations. Each of
+    leader and follower is (marker lo, marker hi, duration, repeat)."""
+    lo, hi, duration, _ = leader
+    flo, fhi, fduration, frepeat = follower
+    name, frac = _phase(times, names, lo, hi, duration, t)
+    if name >= 0 and fhi > flo:
+        for j in range(flo, fhi):
+            if names[j] == name:
+                start = times[j]
+                end = times[j + 1] if j + 1 < fhi else times[flo] + fduration
+                return place(fduration, frepeat, start + frac * (end - start))
+    if duration <= 0:
+        return place(fduration, frepeat, 0.0)
+    return place(fduration, frepeat, t / duration * fduration)
+
+
+# ---- events ----------------------------------------------------------------------------------------------
+@kernel
+def events_passed(times, lo, hi, duration, old, new, wraps, out, at, run):
+    """The events times[lo:hi] a playhead passes going from old to new across `wraps`
+    periods, in the order it passes them, written as (run, event) rows of out from row `at`
+    on; the next free row. Forward those at old <= t < new, backward those at new < t <= old,
+    compared in binary32 as clip.event_range compares them; a step of whole periods lists
+    each event once."""
+    count = hi - lo
+    if not count:
+        return at
+    a, b = float(np.float32(old)), float(np.float32(new))
+    if not wraps:
+        if a < b:
+            return _list(out, at, run, _left(times, lo, hi, a), _left(times, lo, hi, b), 1)
+        if b < a:
+            return _list(out, at, run, _right(times, lo, hi, a) - 1, _right(times, lo, hi, b) - 1, -1)
+        return at
+    end = float(np.float32(duration))
+    if wraps > 0:
+        at = _list(out, at, run, _left(times, lo, hi, a), _right(times, lo, hi, end), 1)
+        if wraps > 1:
+            at = _list(out, at, run, 0, count, 1)
+        return _list(out, at, run, 0, _left(times, lo, hi, b), 1)
+    at = _list(out, at, run, _right(times, lo, hi, a) - 1, -1, -1)
+    if wraps < -1:
+        at = _list(out, at, run, count - 1, -1, -1)
+    return _list(out, at, run, count - 1, _right(times, lo, hi, b) - 1, -1)
+
+
+@kernel
+def _list(out, at, run, first, stop, step):
+    for e in range(first, stop, step):
+        out[at, 0] = run
+        out[at, 1] = e
+        at += 1
+    return at
+
+
+# ---- root motion -----------------------------------------------------------------------------------------
+@kernel
+def move_at(moves, at, rate, duration, last, t):
+    """The root bone's move at a clip time (rootmotion.move_at), from the clip's moves at
+    moves[at:]."""
+    i, j, f = segment(t, rate, duration, last)
+    a, b = moves[at + i], moves[at + j]
     x, y, z = a[0] + f * (b[0] - a[0]), a[1] + f * (b[1] - a[1]), a[2] + f * (b[2] - a[2])
     qx, qy, qz, qw = (a[3] + f * (b[3] - a[3]), a[4] + f * (b[4] - a[4]), a[5] + f * (b[5] - a[5]),
                       a[6] + f * (b[6] - a[6]))
@@ -44,6 +169,7 @@ def move_at(run, t: float):
     return (x, y, z, qx / n, qy / n, qz / n, qw / n)
 
 
+@kernel
 def relative(a, b):
     """inverse(a) composed with b: the move from where a ends to where b ends, in a's frame."""
     ax, ay, az, aw = -a[3], -a[4], -a[5], a[6]          # a's rotation, inverted
@@ -61,194 +187,99 @@ def relative(a, b):
     return (tx, ty, tz, qx / n, qy / n, qz / n, qw / n)
 
 
-def clip_move(run, old: float, new: float, wraps: int):
+@kernel
+def compose(a, b):
+    """a, then b from where a ends (rootmotion.compose_moves)."""
+    ax, ay, az, qx, qy, qz, qw = a
+    bx, by, bz, rx, ry, rz, rw = b
+    cx, cy, cz = 2 * (qy * bz - qz * by), 2 * (qz * bx - qx * bz), 2 * (qx * by - qy * bx)
+    x = qw * rx + qx * rw + qy * rz - qz * ry
+    y = qw * ry - qx * rz + qy * rw + qz * rx
+    z = qw * rz + qx * ry - qy * rx + qz * rw
+    w = qw * rw - qx * rx - qy * ry - qz * rz
+    n = math.sqrt(x * x + y * y + z * z + w * w)
+    if not n > 0:
+        n = 1.0
+    return (ax + bx + qw * cx + qy * cz - qz * cy, ay + by + qw * cy + qz * cx - qx * cz,
+            az + bz + qw * cz + qx * cy - qy * cx, x / n, y / n, z / n, w / n)
+
+
+@kernel
+def inverse(a):
+    """The move undoing a (rootmotion.inverse_move)."""
+    tx, ty, tz, qx, qy, qz, qw = a
+    t = compose((0.0, 0.0, 0.0, -qx, -qy, -qz, qw), (tx, ty, tz, 0.0, 0.0, 0.0, 1.0))
+    return (-t[0], -t[1], -t[2], -qx, -qy, -qz, qw)
+
+
+@kernel
+def power(move, n):
+    """move composed with itself n times (a whole number, maybe negative), by squaring
+    (rootmotion.power_move)."""
+    if n < 0:
+        move, n = inverse(move), -n
+    result = IDENTITY
+    while n:
+        if np.fmod(n, 2.0):
+            result = compose(result, move)
+        n = np.floor(n / 2.0)
+        if n:
+            move = compose(move, move)
+    return result
+
+
+@kernel
+def clip_move(moves, at, rate, duration, last, old, new, wraps):
     """The move a clip node makes from one playhead to another across `wraps` periods
-    (signed), in the character's frame where it begins."""
-    if run.moves is None:
+    (signed), in the character's frame where it begins; at < 0 for a clip without root
+    motion (no move)."""
+    if at < 0:
         return IDENTITY
     if not wraps:
-        return relative(move_at(run, old), move_at(run, new))
-    to_start = inverse_move(move_at(run, 0.0))
-    period = compose_moves(to_start, move_at(run, run.duration))
-    xa = compose_moves(to_start, move_at(run, old))
-    xb = compose_moves(to_start, move_at(run, new))
-    return compose_moves(inverse_move(xa), compose_moves(power_move(period, wraps), xb))
+        return relative(move_at(moves, at, rate, duration, last, old),
+                        move_at(moves, at, rate, duration, last, new))
+    to_start = inverse(move_at(moves, at, rate, duration, last, 0.0))
+    period = compose(to_start, move_at(moves, at, rate, duration, last, duration))
+    xa = compose(to_start, move_at(moves, at, rate, duration, last, old))
+    xb = compose(to_start, move_at(moves, at, rate, duration, last, new))
+    return compose(inverse(xa), compose(power(period, wraps), xb))
 
 
-def relative_many(binding, items: list) -> list:
-    """relative(move_at(old), move_at(new)) for many (run, old, new) at once, with numpy over
-    the binding's side-by-side moves: every operation is the scalar path's, in its order,
-    so each move is bit for bit what clip_move gives."""
-    M = binding.all_moves
-    rows, fractions = [], []
-    for r, old, new in items:
-        for t in (old, new):
-            i, j, f = r.clip.segment(t)
-            rows.append((r.moves_offset + i, r.moves_offset + j))
-            fractions.append(f)
-    rows = np.array(rows, dtype=np.intp)
-    f = np.array(fractions)
-    a, b = M[rows[:, 0]], M[rows[:, 1]]
-    m = a + f[:, None] * (b - a)
-    qx, qy, qz, qw = m[:, 3], m[:, 4], m[:, 5], m[:, 6]
-    n = np.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
-    m[:, 3] = qx / n
-    m[:, 4] = qy / n
-    m[:, 5] = qz / n
-    m[:, 6] = qw / n
-    A, B = m[0::2], m[1::2]
-    ax, ay, az, aw = -A[:, 3], -A[:, 4], -A[:, 5], A[:, 6]
-    vx, vy, vz = B[:, 0] - A[:, 0], B[:, 1] - A[:, 1], B[:, 2] - A[:, 2]
-    cx, cy, cz = 2 * (ay * vz - az * vy), 2 * (az * vx - ax * vz), 2 * (ax * vy - ay * vx)
-    out = np.empty((len(items), 7))
-    out[:, 0] = vx + aw * cx + (ay * cz - az * cy)
-    out[:, 1] = vy + aw * cy + (az * cx - ax * cz)
-    out[:, 2] = vz + aw * cz + (ax * cy - ay * cx)
-    bx, by, bz, bw = B[:, 3], B[:, 4], B[:, 5], B[:, 6]
-    qx = aw * bx + ax * bw + ay * bz - az * by
-    qy = aw * by - ax * bz + ay * bw + az * bx
-    qz = aw * bz + ax * by - ay * bx + az * bw
-    qw = aw * bw - ax * bx - ay * by - az * bz
-    n = np.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
-    out[:, 3], out[:, 4], out[:, 5], out[:, 6] = qx / n, qy / n, qz / n, qw / n
-    return out
-
-
-def blend_many(moves: np.ndarray, weights: np.ndarray, owner: np.ndarray, count: int) -> np.ndarray:
-    """blend() of many groups of moves at once: row k of `moves` (K, 7), at weight k (above
-    0), belongs to group owner[k] (groups in order, rows of a group together). The sums run
-    in blend()'s order, so each group's move is bit for bit what blend() gives it."""
-    total = np.bincount(owner, weights=weights, minlength=count)
-    first = np.searchsorted(owner, np.arange(count))
-    ref = moves[first, 3:7][owner]
-    w = weights / total[owner]
-    out = np.empty((count, 7))
-    for c in range(3):
-        out[:, c] = np.bincount(owner, weights=w * moves[:, c], minlength=count)
-    dot = moves[:, 3] * ref[:, 0] + moves[:, 4] * ref[:, 1] + moves[:, 5] * ref[:, 2] + moves[:, 6] * ref[:, 3]
-    s = np.where(dot >= 0, w, -w)
-    for c in range(4):
-        out[:, 3 + c] = np.bincount(owner, weights=s * moves[:, 3 + c], minlength=count)
-    x, y, z, q = out[:, 3], out[:, 4], out[:, 5], out[:, 6]
-    n = np.sqrt(x * x + y * y + z * z + q * q)
-    zero = n == 0
-    n = np.where(zero, 1.0, n)
-    out[:, 3:7] = np.where(zero[:, None], (0.0, 0.0, 0.0, 1.0), out[:, 3:7] / n[:, None])
-    return out
-
-
-def blend(moves: list, weights: list):
-    """Moves blended by weights (rootmotion.blend): normalized weights, translations summed,
-    rotations each in the hemisphere of the first weighted one, summed and normalized."""
+@kernel
+def blend(moves, weights, count, out):
+    """moves[:count] (7 each) blended by weights (rootmotion.blend) into out, binary32:
+    normalized weights, translations summed, rotations each in the hemisphere of the first
+    weighted one, summed and normalized."""
     total = 0.0
-    ref = None
-    for m, w in zip(moves, weights):
-        if w > 0:
-            total += w
-            if ref is None:
-                ref = m[3:]
-    if ref is None:
-        return IDENTITY
-    t = [0.0, 0.0, 0.0]
-    q = [0.0, 0.0, 0.0, 0.0]
-    for m, w in zip(moves, weights):
+    ref = -1
+    for k in range(count):
+        if weights[k] > 0:
+            total += weights[k]
+            if ref < 0:
+                ref = k
+    if ref < 0:
+        for c in range(7):
+            out[c] = IDENTITY[c]
+        return
+    t0 = t1 = t2 = 0.0
+    q0 = q1 = q2 = q3 = 0.0
+    r = moves[ref]
+    for k in range(count):
+        w = weights[k]
         if w <= 0:
             continue
         w = w / total
-        t[0] += w * m[0]
-        t[1] += w * m[1]
-        t[2] += w * m[2]
-        s = w if (m[3] * ref[0] + m[4] * ref[1] + m[5] * ref[2] + m[6] * ref[3]) >= 0 else -w
-        for c in range(4):
-            q[c] += s * m[3 + c]
-    return tuple(t) + _normalized(q)
-
-
-def events_passed(run, old: float, new: float, wraps: int) -> list[int]:
-    """The clip's events a playhead passes going from old to new across `wraps` periods, in
-    the order it passes them: forward those at old <= t < new, backward those at new < t <=
-    old, compared in binary32 as clip.event_range compares them; a step of whole periods
-    lists each event once."""
-    times = run.event_times
-    if not times:
-        return []
-    a, b = f32(old), f32(new)
-    if not wraps:
-        if a < b:
-            return list(range(bisect_left(times, a), bisect_left(times, b)))
-        if b < a:
-            return list(range(bisect_right(times, a) - 1, bisect_right(times, b) - 1, -1))
-        return []
-    end = f32(run.duration)
-    everything = list(range(len(times)))
-    if wraps > 0:
-        out = list(range(bisect_left(times, a), bisect_right(times, end)))
-        if wraps > 1:
-            out += everything
-        return out + list(range(0, bisect_left(times, b)))
-    out = list(range(bisect_right(times, a) - 1, -1, -1))
-    if wraps < -1:
-        out += everything[::-1]
-    return out + list(range(len(times) - 1, bisect_right(times, b) - 1, -1))
-
-
-def advance(run, old: float, step: float):
-    """A playhead moved by a step under the node's loop mode: (new, wraps)."""
-    d = run.duration
-    t = old + step
-    if not run.repeat or d <= 0:
-        return (0.0 if t < 0 else d if t > d else t), 0
-    if 0.0 <= t < d:
-        return t, 0
-    wraps = math.floor(t / d)
-    t -= wraps * d
-    if not 0.0 <= t < d:        # rounding at the period's edge
-        t = 0.0
-    return t, int(wraps)
-
-
-def place(run, t: float) -> float:
-    """A time put on the clip: wrapped for a repeating node, clamped otherwise."""
-    d = run.duration
-    if run.repeat and d > 0:
-        t = math.fmod(t, d)
-        if t < 0:
-            t += d
-        return t if t < d else 0.0
-    return 0.0 if t < 0 else d if t > d else t
-
-
-def marker_phase(run, t: float):
-    """Where a playhead is between the clip's sync markers: (name, fraction), or None for a
-    clip without markers."""
-    times = run.marker_times
-    if not times:
-        return None
-    d = run.duration
-    k = bisect_right(times, t) - 1
-    if k < 0:
-        k = len(times) - 1
-        start = times[k] - d
-    else:
-        start = times[k]
-    end = times[k + 1] if k + 1 < len(times) else times[0] + d
-    span = end - start
-    return run.marker_names[k], ((t - start) / span if span > 0 else 0.0)
-
-
-def follow(leader, follower, t: float) -> float:
-    """A follower's playhead for a leader's: at the same fraction between markers of the same
-    names where both have them, else at the same fraction of their durations."""
-    phase = marker_phase(leader, t)
-    if phase is not None and follower.marker_times:
-        name, frac = phase
-        names = follower.marker_names
-        if name in names:
-            j = names.index(name)
-            times = follower.marker_times
-            start = times[j]
-            end = times[j + 1] if j + 1 < len(times) else times[0] + follower.duration
-            return place(follower, start + frac * (end - start))
-    if leader.duration <= 0:
-        return place(follower, 0.0)
-    return place(follower, t / leader.duration * follower.duration)
+        m = moves[k]
+        t0 += w * m[0]
+        t1 += w * m[1]
+        t2 += w * m[2]
+        s = w if (m[3] * r[3] + m[4] * r[4] + m[5] * r[5] + m[6] * r[6]) >= 0 else -w
+        q0 += s * m[3]
+        q1 += s * m[4]
+        q2 += s * m[5]
+        q3 += s * m[6]
+    n = math.sqrt(q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3)
+    if not n > 0:
+        q0, q1, q2, q3, n = 0.0, 0.0, 0.0, 1.0, 1.0
+    out[0], out[1], out[2] = t0, t1, t2
+    out[3], out[4], out[5], out[6] = q0 / n, q1 / n, q2 / n, q3 / n

@@ -64,25 +64,11 @@ class GraphSubset:
             buf[8:16].view("<u8")[0] = binding.graph.identity
             buf[SUBSET_HEADER:SUBSET_HEADER + 4 * self.bones.size].view("<u4")[:] = self.bones
         self.buffer = buf
-        self._clip_rows = {}
+        self.evaluation = None          # graph_eval's steps on these bones, made on first use
 
     def get_bones(self) -> np.ndarray:
         """maniGraphSubset_GetBones: the bones the plan evaluates and writes, increasing."""
         return self.bones.astype(np.uint32)
-
-    def clip_rows(self, run):
-        """For a clip node: the clip's rows of the planned bones it tracks, where they go
-        among the plan's bones, and what the plan's bones hold where it tracks none."""
-        got = self._clip_rows.get(run.node)
-        if got is None:
-            n = self.binding.skeleton.bone_count
-            where = np.full(n, -1, dtype=np.intp)
-            where[run.tracked] = np.arange(run.tracked.size)
-            rows = where[self.bones]
-            tracked = rows >= 0
-            got = (rows[tracked], np.flatnonzero(tracked), run.fill_soa[:, self.bones])
-            self._clip_rows[run.node] = got
-        return got
 
 
 def evaluate_subset(inst, plan: GraphSubset, out, scratch=None) -> None:

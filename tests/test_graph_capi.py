@@ -9,7 +9,7 @@ from runtime import capi
 from runtime.capi import _graph
 from runtime.errors import BuildReason as R
 from runtime.graph_build import build
-from runtime.graph_kernels import segments
+from runtime.graph_kernels import segment
 from runtime.graph_source import ClipNode, GraphSource, SyncGroupSource
 
 from test_graph_fixtures import builder, humanoid, locomotion, slots, standard_clips
@@ -60,17 +60,14 @@ def test_a_sync_group_without_its_name():
     assert info.value.reason == R.Count and info.value.item == 0
 
 
-def test_segments_over_arrays_are_the_clips_own():
+def test_compiled_segments_are_the_clips_own():
     rng = np.random.default_rng(3)
     _, clips, _, _ = locomotion()
     for clip in list(clips.values()) + list(standard_clips().values()):
         t = np.concatenate([rng.uniform(-0.5, clip.duration + 0.5, 500),
                             np.arange(clip.sample_count) / clip.sample_rate,
-                            [0.0, clip.duration, np.nan, -0.0, 1e-300]])
-        n = t.size
-        i, j, f = segments(t, np.full(n, clip.sample_rate), np.full(n, clip.duration),
-                           np.full(n, clip.sample_count - 1))
-        got = list(zip(i.tolist(), j.tolist(), f.tolist()))
+                            [0.0, clip.duration, np.nan, -0.0, 1e-300, np.inf, -np.inf]])
+        got = [segment(x, clip.sample_rate, clip.duration, clip.sample_count - 1) for x in t.tolist()]
         assert got == [clip.segment(x) for x in t]
 
 

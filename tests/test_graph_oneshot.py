@@ -4,6 +4,7 @@ import pytest
 
 import runtime as rt
 from runtime import capi
+from runtime.graph_limits import GRAPH_NONE
 from runtime.graph_source import *          # noqa: F403
 from runtime.graph_source import ParameterType as T
 
@@ -143,6 +144,46 @@ def test_machines_under_an_inertialize_node_switch_at_once():
     set_trigger(inst, 1)                                               # its own trigger
     capi.maniGraphInstance_Update(inst, 0.1)
     assert not capi.maniGraphInstance_GetParameter(inst, 1).b
+
+
+def test_inspect_shows_an_inertialization_under_way():
+    machine = StateMachineNode([0, 1], [Transition(0, 1, duration=0.25, conditions=[Condition(ConditionKind.trigger, 0)])])
+    nodes = [ClipNode(0), ClipNode(1), machine, InertializeNode(2, trigger=1)]
+    g, b, inst = instance_of(GraphSource(humanoid(), nodes, 3, params(*PS), slots("a", "c")))
+    inspect = lambda: capi.maniGraphInstance_InspectNode(inst, 3)            # noqa: E731
+    for _ in range(2):
+        capi.maniGraphInstance_Update(inst, 0.1)
+        evaluated(inst)
+    assert inspect().transition == GRAPH_NONE and inspect().progress == 0.0
+    set_trigger(inst, 0)
+    capi.maniGraphInstance_Update(inst, 0.1)                       # switched: pending its capture
+    view = inspect()
+    assert view.transition == 0 and view.progress == 0.0 and view.playhead == 0.0
+    assert capi.maniGraphInstance_InspectNode(inst, 2).transition == GRAPH_NONE   # the machine switched at once
+    evaluated(inst)
+    capi.maniGraphInstance_Update(inst, 0.1)
+    view = inspect()
+    assert view.transition == 0 and view.progress == pytest.approx(0.4) and view.playhead == pytest.approx(0.1)
+    for _ in range(2):
+        evaluated(inst)
+        capi.maniGraphInstance_Update(inst, 0.1)
+    assert inspect().transition == GRAPH_NONE                      # done after 0.25 s
+
+
+@pytest.mark.parametrize("method", [InertializeMethod.inertialization, InertializeMethod.dead_blending])
+def test_evaluating_again_without_an_update_changes_nothing(method):
+    nodes = [ClipNode(0), ClipNode(1), SelectNode(3, [0, 1]), InertializeNode(2, method=method, duration=0.3)]
+    g, b, once = instance_of(GraphSource(humanoid(), nodes, 3, params(*PS), slots("a", "c")))
+    twice = capi.maniInitGraphInstance(b)
+    for frame in range(14):
+        for inst in (once, twice):
+            if frame in (4, 6):
+                capi.maniGraphInstance_SetParameter(inst, 3, T.int_, frame // 2 % 2)
+            capi.maniGraphInstance_Update(inst, 1 / 30)
+        pose = evaluated(once)
+        first = evaluated(twice)
+        assert np.array_equal(evaluated(twice).locals, first.locals)
+        assert np.array_equal(pose.locals, first.locals) and bytes(once.buffer) == bytes(twice.buffer)
 
 
 def test_sync_groups_follow_the_leader_by_markers():
