@@ -13,5 +13,31 @@ and lane counts: a kernel's operations per element never depend on how many it i
 from __future__ import annotations
 
 import numba
+from numba.core import event
 
 kernel = numba.njit(cache=True, nogil=True, error_model="numpy")
+
+
+class _NextCompile(event.Listener):
+    """Calls its `say` once, when numba next starts compiling (loading from the cache is not
+    compiling)."""
+
+    say = None
+
+    def on_start(self, ev):
+        say, self.say = self.say, None
+        if say is not None:
+            say()
+
+    def on_end(self, ev):
+        pass
+
+
+_next_compile = _NextCompile()
+event.register("numba:compile", _next_compile)
+
+
+def on_first_compile(say) -> None:
+    """Calls say() once, if and when this process compiles a kernel rather than loading it
+    from the cache: on a machine's first run, so a program can tell its user why it waits."""
+    _next_compile.say = say

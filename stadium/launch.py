@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from runtime import jit
+
 from . import headless
 from .battlecam import FRAME
 from .gfx import Graphics, WindowUnavailable, run_window
@@ -35,6 +37,8 @@ def run(options: Options, *, headless_only: bool, scale: int,
     for either), the GIF to `gif`, and a line of hashes a frame to `hashes`.
     """
     roster = roster or Roster()
+    jit.on_first_compile(lambda: print("run_battle: compiling the runtime's kernels, once for "
+                                       "this machine (up to a minute)", flush=True))
     try:
         if options.mode == "show" and options.species is None:
             options.species = default_species(roster)
