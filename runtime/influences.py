@@ -30,7 +30,6 @@ from . import container
 from .builder import Builder
 from .container import Container, FileKind, Section
 from .errors import BuildReason, FormatError, InvalidError, LimitError
-from .influence_plan import BlendPlan
 from .limits import MAX_BONES
 from .skin import Skin
 
@@ -388,7 +387,9 @@ class Influences:
         self.skin_identity = skin_identity
         self.identity = c.identity
         self.data = buf
-        self.plan = BlendPlan(self.counts, self.joints, self.weights, joints)
+        # every weighted vertex on one joint at weight 1: linear skinning then works each
+        # joint's normal matrix out once a call, not once a vertex (the bits are the same)
+        self.rigid = bool(self.counts.max() <= 1 and (self.weights[0][self.counts == 1] == 1).all())
 
     @classmethod
     def open(cls, data) -> "Influences":

@@ -44,7 +44,8 @@ from .builder import Builder
 from .container import Container, FileKind, Section
 from .errors import BuildReason, CapacityError, FormatError, InvalidError, LimitError
 from .limits import MAX_NAME_BYTES
-from .scratch import Scratch, thread_scratch, vertex_range
+from .jit import kernel
+from .scratch import vertex_range
 
 FORMAT_VERSION = 1
 FORMAT_MINOR = 0
@@ -410,7 +411,7 @@ class MorphTargets:
 
     def _plan(self, widths):
         """What the job and the weights read, worked out once: views of each target's
-        deltas, each attribute's steps (dense targets, runs of sparse ones), and each
+        deltas, the targets moving each attribute (the job kernel's moves), and each
         target's neighbours on its channel's walk. The job reads what the open checked:
         bytes changed after it move no vertex outside the range."""
         table = self.table.astype(np.int64)
@@ -418,19 +419,23 @@ class MorphTargets:
         self._sparse = table[:, 0].astype(bool)
         self._rows = table[:, 2]
         self._index_first = table[:, 3]
+        self._index_ends = self._index_first + np.where(self._sparse, self._rows, 0)
+        self._indices = self.indices.astype(np.int64)         # as the open checked them
         views: list[dict[int, np.ndarray]] = []
+        # each attribute's moves, target by target: (target, first float of its deltas,
+        # rows, sparse, first of its indices)
+        moves: list[list] = [[] for _ in range(self.attribute_count)]
         for k in range(t):
             at, rows, mask, mine = int(self.delta_at[k]), int(table[k, 2]), int(table[k, 1]), {}
             for i in range(self.attribute_count):
                 if mask >> i & 1:
                     w = int(widths[i])
                     mine[i] = self.deltas[at:at + rows * w].reshape(rows, w)
+                    moves[i].append((k, at, rows, int(table[k, 0]), int(table[k, 3])))
                     at += rows * w
             views.append(mine)
         self._views = views
-        self._index_ends = self._index_first + np.where(self._sparse, self._rows, 0)
-        self._steps = [self._attribute_steps(i, int(widths[i]))
-                       for i in range(self.attribute_count)]
+        self._moves = [np.array(m, dtype=np.int64).reshape(-1, 5) for m in moves]
         self._attribute_of = {(int(s), int(k)): i
                               for i, (s, k) in enumerate(zip(self.semantics, self.sets))}
         self._channel_of = self.target_channel.astype(np.intp)
@@ -457,36 +462,6 @@ class MorphTargets:
         self._left_is_first = knot - 1 == 0
         self._right_is_last = knot + 1 == knots - 1
         self._full = full
-
-    def _attribute_steps(self, attribute: int, width: int) -> list:
-        """The targets moving an attribute, in order, as the job adds them: a dense target
-        alone, a run of sparse ones together. A run keeps its entries in target order with
-        their vertices' flat places, so one unbuffered add (numpy's add.at, which applies
-        its entries in order) gives each vertex the bits target-by-target adding would."""
-        steps: list = []
-        run: list[int] = []
-
-        def close():
-            if not run:
-                return
-            vertex = np.concatenate([self.target_indices(t) for t in run]).astype(np.intp)
-            owner = np.repeat(np.array(run, dtype=np.intp),
-                              [self._index_ends[t] - self._index_first[t] for t in run])
-            deltas = np.concatenate([self._views[t][attribute] for t in run])
-            places = (vertex[:, None] * width + np.arange(width)).reshape(-1)
-            steps.append((False, vertex, owner, deltas, places))
-            run.clear()
-
-        for t in range(self.target_count):
-            if attribute not in self._views[t]:
-                continue
-            if self._sparse[t]:
-                run.append(t)
-            else:
-                close()
-                steps.append((True, t))
-        close()
-        return steps
 
     # ---- queries
     def attribute(self, i: int) -> tuple[int, int]:
@@ -774,15 +749,14 @@ class MorphStream:
 
 @dataclass
 class MorphJob:
-    """maniMorphJob: a vertex range, the target weights (compute_target_weights), the streams,
-    and optionally the scratch to work in. `count` None runs to the last vertex."""
+    """maniMorphJob: a vertex range, the target weights (compute_target_weights) and the
+    streams. `count` None runs to the last vertex."""
 
     targets: MorphTargets
     weights: object
     streams: Sequence[MorphStream] = field(default_factory=list)
     first: int = 0
     count: int | None = None
-    scratch: Scratch | None = None
 
 
 def _check_stream(s, i: int, end: int):
@@ -838,55 +812,49 @@ def apply_morph_targets(job: MorphJob) -> None:
     if job.streams is None:
         raise InvalidError("no streams")
     streams = [_check_stream(s, i, end) for i, s in enumerate(job.streams)]
-    if job.scratch is not None and not isinstance(job.scratch, Scratch):
-        raise InvalidError("scratch is not a Scratch")
-    ws = job.scratch or thread_scratch()
     if count == 0 or not streams:
         return
-    with np.errstate(all="ignore"):
-        for k, (semantic, index, width, source, target) in enumerate(streams):
-            acc = ws.rows(f"morph.{k}", count, width)
-            np.copyto(acc, source[first:end])
-            attribute = mt._attribute_of.get((int(semantic), index))
-            if attribute is not None:
-                for step in mt._steps[attribute]:
-                    _add_step(mt, step, attribute, weights, first, end, acc, ws)
-            if semantic in RENORMALIZED:
-                _renormalize(ws, acc, count)
-            target[first:end] = acc
+    for semantic, index, width, source, target in streams:
+        attribute = mt._attribute_of.get((int(semantic), index))
+        moves = _NO_MOVES if attribute is None else mt._moves[attribute]
+        _morph(source, target, first, end, moves, weights, mt.deltas, mt._indices,
+               semantic in RENORMALIZED)
 
 
-def _add_step(mt, step, attribute, weights, first, end, acc, ws) -> None:
-    """One dense target, or a run of sparse ones, added at its weights (those at weight 0
-    add nothing, whatever their kind)."""
-    if step[0]:
-        t = step[1]
-        if weights[t] != 0:
-            term = ws.rows("morph.term", acc.shape[0], acc.shape[1])
-            np.multiply(mt._views[t][attribute][first:end], weights[t], out=term)
-            np.add(acc, term, out=acc)
-        return
-    _, vertex, owner, deltas, places = step
-    width = acc.shape[1]
-    w = weights[owner]
-    keep = w != 0
-    if first > 0 or end < mt.vertex_count:
-        keep &= (vertex >= first) & (vertex < end)
-    if not keep.all():
-        chosen = np.flatnonzero(keep)
-        if not chosen.size:
-            return
-        w, deltas = w[chosen], deltas[chosen]
-        places = (places.reshape(-1, width)[chosen] - first * width).reshape(-1)
-    terms = deltas * w[:, None]
-    np.add.at(acc.reshape(-1), places, terms.reshape(-1))
+_NO_MOVES = np.zeros((0, 5), np.int64)
+_FLOOR = np.float32(FLOOR)
 
 
-def _renormalize(ws, acc: np.ndarray, m: int) -> None:
-    squares = ws.rows("morph.sq", m, 3)
-    np.multiply(acc, acc, out=squares)
-    length = ws.rows("morph.len", m, 1)
-    np.add.reduce(squares, axis=1, out=length[:, 0])
-    np.add(length, FLOOR, out=length)
-    np.sqrt(length, out=length)
-    np.divide(acc, length, out=acc)
+@kernel
+def _morph(source, target, first, end, moves, weights, deltas, indices, renormalize):
+    """target rows [first, end) = source's plus each move's deltas at its target's weight,
+    target by target (none at weight 0), a sparse target's through its vertices within the
+    range; then, to `renormalize`, each row over its length (zero kept zero). binary32, as
+    the numpy code it replaced: each delta times its weight, added."""
+    width = np.uint64(target.shape[1])
+    begin, stop = np.uint64(first), np.uint64(end)       # unsigned: no index wraparound
+    for v in range(begin, stop):
+        for c in range(width):
+            target[v, c] = source[v, c]
+    for m in range(moves.shape[0]):
+        w = weights[moves[m, 0]]
+        if w == 0:
+            continue
+        at, rows = np.uint64(moves[m, 1]), np.uint64(moves[m, 2])
+        if moves[m, 3] == 0:
+            for v in range(begin, stop):
+                for c in range(width):
+                    target[v, c] += deltas[at + v * width + c] * w
+        else:
+            lo = np.uint64(moves[m, 4])
+            mine = indices[lo:lo + rows]
+            for k in range(np.uint64(np.searchsorted(mine, first)),
+                           np.uint64(np.searchsorted(mine, end))):
+                v = np.uint64(mine[k])
+                for c in range(width):
+                    target[v, c] += deltas[at + k * width + c] * w
+    if renormalize:
+        for v in range(begin, stop):
+            x, y, z = target[v, 0], target[v, 1], target[v, 2]
+            length = np.sqrt(((x * x + y * y) + z * z) + _FLOOR)
+            target[v, 0], target[v, 1], target[v, 2] = x / length, y / length, z / length

@@ -14,23 +14,6 @@ T, R, S = slice(0, 3), slice(3, 7), slice(7, 10)
 IDENTITY = np.array([0, 0, 0, 0, 0, 0, 1, 1, 1, 1], dtype=np.float32)
 IDENTITY_AFFINE = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]], dtype=np.float32)
 
-# The rotation matrix of a unit quaternion in its homogeneous form (x^2 + y^2 + z^2 + w^2 = 1
-# stands in for the identity): each of the nine entries is a signed sum of products of two
-# components. As a (16, 9) matrix over the outer product q q^T, the whole (n, 3, 3) block
-# is one outer product and one matmul.
-ROTATION_FROM_OUTER = np.zeros((16, 9), dtype=np.float32)
-for _entry, _terms in {
-    0: ((0, 0, 1), (1, 1, -1), (2, 2, -1), (3, 3, 1)),
-    1: ((0, 1, 2), (2, 3, -2)), 2: ((0, 2, 2), (1, 3, 2)), 3: ((0, 1, 2), (2, 3, 2)),
-    4: ((0, 0, -1), (1, 1, 1), (2, 2, -1), (3, 3, 1)),
-    5: ((1, 2, 2), (0, 3, -2)), 6: ((0, 2, 2), (1, 3, -2)), 7: ((1, 2, 2), (0, 3, 2)),
-    8: ((0, 0, -1), (1, 1, -1), (2, 2, 1), (3, 3, 1)),
-}.items():
-    for _a, _b, _weight in _terms:
-        ROTATION_FROM_OUTER[_a * 4 + _b, _entry] += _weight
-del _entry, _terms, _a, _b, _weight
-
-
 # The Hamilton product is bilinear: as a (16, 4) matrix over the outer product a b^T it is
 # one outer product and one matmul, whatever the leading shape.
 QUAT_PRODUCT = np.zeros((16, 4))
@@ -59,23 +42,6 @@ def quat_rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
     u, w = q[..., :3], q[..., 3:4]
     c = 2.0 * np.cross(u, v)
     return v + w * c + np.cross(u, c)
-
-
-def quat_normalize(q: np.ndarray) -> np.ndarray:
-    return q / np.linalg.norm(q, axis=-1, keepdims=True)
-
-
-def rotation_matrices(q: np.ndarray) -> np.ndarray:
-    """(..., 4) unit quaternions to (..., 3, 3) rotation matrices."""
-    outer = (q[..., :, None] * q[..., None, :]).reshape(q.shape[:-1] + (16,))
-    return np.matmul(outer, ROTATION_FROM_OUTER).reshape(q.shape[:-1] + (3, 3))
-
-
-def compose_affines(transforms: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """(..., 10) transforms to (..., 3, 4) affines: scale, then rotation, then translation."""
-    np.multiply(rotation_matrices(transforms[..., R]), transforms[..., None, S], out=out[..., :3])
-    out[..., 3] = transforms[..., T]
-    return out
 
 
 def quats_from_matrices(m: np.ndarray) -> np.ndarray:

@@ -34,18 +34,29 @@ def random_pose(skeleton: rt.Skeleton, rng, **kw) -> rt.Pose:
     return pose
 
 
+def rotation_matrix(q) -> np.ndarray:
+    """A unit quaternion's (x y z w) rotation matrix, the textbook formula in binary64."""
+    x, y, z, w = np.asarray(q, dtype=np.float64)
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+
+
+def local_matrix(transform) -> np.ndarray:
+    """A transform's 4 x 4 matrix in binary64: scale, then rotation, then translation."""
+    t = np.asarray(transform, dtype=np.float64)
+    out = np.eye(4)
+    out[:3, :3] = rotation_matrix(t[3:7]) * t[7:]
+    out[:3, 3] = t[:3]
+    return out
+
+
 def reference_model(skeleton: rt.Skeleton, locals_: np.ndarray) -> np.ndarray:
     """The plain per-bone walk in binary64: parent's matrix times the local's (S, then R, then T)."""
     n = skeleton.bone_count
     out = np.zeros((n, 4, 4))
     for b in range(n):
-        t, (x, y, z, w), s = locals_[b, :3], locals_[b, 3:7], locals_[b, 7:]
-        r = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                      [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                      [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
-        local = np.eye(4)
-        local[:3, :3] = r * s
-        local[:3, 3] = t
+        local = local_matrix(locals_[b])
         p = skeleton.parent(b)
         out[b] = local if p == rt.NO_BONE else out[p] @ local
     return out[:, :3]

@@ -7,6 +7,7 @@ from runtime import capi
 from runtime.skinning import (SkinJob, SkinStream, StreamKind, palette_to_dual_quaternions,
                               skin_blended, skin_centers, skin_dual_quaternion, skin_linear)
 
+from runtime_fixtures import rotation_matrix
 from test_skin_fixtures import (axis_angle, humanoid, local, open_influences, open_skin,
                                 posed_palette, radius_about_x, random_influences, run, tube)
 
@@ -70,12 +71,11 @@ def test_one_influence_is_that_joints_matrix_for_every_method():
         np.testing.assert_allclose(od, want_d, atol=2e-5)
 
 
-@pytest.mark.parametrize("joints", [30, 60])       # blocks blended densely, then sparsely
+@pytest.mark.parametrize("joints", [30, 60])
 def test_linear_blends_matrices_and_normals_take_the_blended_inverse_transpose(joints):
     rng = np.random.default_rng(4)
     skin = open_skin(humanoid(joints))
     infl = random_influences(rng, skin, 500, per=3)
-    assert infl.plan.dense.all() == (joints == 30)
     palette = random_palette(rng, joints)
     p = rng.normal(size=(500, 3))
     nrm = rng.normal(size=(500, 3))
@@ -157,18 +157,15 @@ def test_at_a_right_angle_bend_centers_bulge_less_than_dual_quaternions(tube_rig
 @pytest.mark.parametrize("dense", [False, True])
 def test_dual_quaternion_matches_a_float64_reference_with_hemispheres(dense):
     """Phase one: the blended scale-shear S; phase two: dual quaternions turned to the first's
-    hemisphere, blended and normalized. Scattered joints take the gathering path, joints
-    shared by nearby vertices the blocks' matrix products."""
+    hemisphere, blended and normalized. Joints shared by nearby vertices, or scattered."""
     from runtime.transform import quat_mul
     rng = np.random.default_rng(6)
     skin = open_skin(humanoid(60))
     if dense:
         joints = np.argsort(rng.random((400, 6)), axis=1)[:, :4] + 3
         infl = open_influences(skin, joints, rng.random((400, 4)) + 0.05)
-        assert infl.plan.dense.all()
     else:
         infl = random_influences(rng, skin, 400, per=4)
-        assert not infl.plan.dense.any()
     palette = random_palette(rng, 60, scale=(0.7, 1.4))
     dq = palette_to_dual_quaternions(palette).astype(np.float64)
     p = rng.normal(size=(400, 3))
@@ -228,7 +225,7 @@ def test_blended_without_dual_quaternion_weights_is_linear():
                                   run(skin_linear, infl, palette, dq, streams)[0])
 
 
-@pytest.mark.parametrize("joints", [12, 60])       # blocks blended densely, then sparsely
+@pytest.mark.parametrize("joints", [12, 60])
 def test_centers_formula_against_a_direct_evaluation(joints):
     """v' = R (S v - S c) + sum_j w_j (R_j S c + t_j), from the dual quaternion palette."""
     rng = np.random.default_rng(9)
@@ -237,7 +234,6 @@ def test_centers_formula_against_a_direct_evaluation(joints):
     base = random_influences(rng, skin, n, per=3)
     p = rng.normal(size=(n, 3))
     infl = with_centers(base, p, rng.integers(0, n, (200, 3)))
-    assert infl.plan.dense.all() == (joints == 12)
     palette = random_palette(rng, joints, scale=(0.8, 1.3))
     dq64 = palette_to_dual_quaternions(palette).astype(np.float64)
     (out,) = run(skin_centers, infl, palette, dq64.astype(np.float32), [(0, p)])
@@ -267,8 +263,8 @@ def test_centers_formula_against_a_direct_evaluation(joints):
 
 
 def mixed_influences(rng, skin, n):
-    """Vertices in runs that use few joints (dense blocks) and scattered ones (sparse),
-    some weightless, some with dual quaternion weights."""
+    """Vertices in runs that use few joints and scattered ones, some weightless, some with
+    fewer influences, some with dual quaternion weights."""
     joints = np.argsort(rng.random((n, skin.joint_count)), axis=1)[:, :4]
     coherent = np.arange(n) < n // 2
     local_set = np.argsort(rng.random((n, 6)), axis=1)[:, :4] + (np.arange(n)[:, None] // 700) % 10
@@ -285,8 +281,7 @@ def test_split_ranges_give_the_bits_of_one_job(method):
     skin = open_skin(humanoid(40))
     n = 7000
     base = mixed_influences(rng, skin, n)
-    assert base.plan.dense.any() and not base.plan.dense.all()
-    assert base.plan.weightless.size
+    assert (np.array(base.counts) == 0).any()
     p = rng.normal(size=(n, 3)).astype(np.float32)
     infl = with_centers(base, p, rng.integers(0, n, (500, 3))) if method is skin_centers else base
     palette = random_palette(rng, 40)
@@ -340,16 +335,22 @@ def test_jobs_write_straight_into_an_interleaved_vertex_buffer():
 
 
 def test_a_given_scratch_gives_the_same_bits():
+    """The per-joint tables a call works out (rigid files' and centers') in the job's scratch
+    or the thread's own."""
     from runtime.scratch import Scratch
     rng = np.random.default_rng(13)
     skin = open_skin(humanoid(20))
-    infl = random_influences(rng, skin, 300, per=3)
-    palette = random_palette(rng, 20)
     p = rng.normal(size=(300, 3)).astype(np.float32)
-    a, b = np.empty_like(p), np.empty_like(p)
-    skin_linear(SkinJob(infl, palette, None, [SkinStream(0, p, a)]))
-    skin_linear(SkinJob(infl, palette, None, [SkinStream(0, p, b)], scratch=Scratch()))
-    np.testing.assert_array_equal(a, b)
+    rigid = open_influences(skin, rng.integers(0, 20, (300, 1)), np.ones((300, 1)))
+    assert rigid.rigid
+    centers = with_centers(random_influences(rng, skin, 300, per=3), p)
+    palette = random_palette(rng, 20)
+    dq = palette_to_dual_quaternions(palette)
+    for method, infl in ((skin_linear, rigid), (skin_centers, centers)):
+        a, b = np.empty_like(p), np.empty_like(p)
+        method(SkinJob(infl, palette, dq, [SkinStream(0, p, a)]))
+        method(SkinJob(infl, palette, dq, [SkinStream(0, p, b)], scratch=Scratch()))
+        np.testing.assert_array_equal(a, b)
 
 
 def test_palette_to_dual_quaternions_splits_rotation_and_scale():
@@ -363,8 +364,8 @@ def test_palette_to_dual_quaternions_splits_rotation_and_scale():
     assert (q[:, 3] >= 0).all()
     np.testing.assert_allclose(np.linalg.norm(q, axis=1), 1, atol=1e-6)
     np.testing.assert_array_equal(s[:, :, 3], 0)
-    from runtime.transform import quat_mul, rotation_matrices
-    r = rotation_matrices(q)
+    from runtime.transform import quat_mul
+    r = np.array([rotation_matrix(row) for row in q])
     np.testing.assert_allclose(np.linalg.det(r), 1, atol=1e-5)
     np.testing.assert_allclose(r @ s[:, :, :3], palette[:, :, :3], atol=1e-5)
     t = 2 * quat_mul(d, q * [-1, -1, -1, 1])[:, :3]

@@ -109,28 +109,28 @@ def test_centers_need_influences_with_centers(rig):
     refused(capi.maniSkinCenters, job)
 
 
-def test_a_joint_changed_after_the_open_reads_palette_entry_0(rig):
+@pytest.mark.parametrize("per", [1, 2])                    # a rigid file, and not
+def test_a_joint_changed_after_the_open_reads_palette_entry_0(rig, per):
     """Bytes changed after the open skin to some vertices, within the file and palette."""
     rng = np.random.default_rng(1)
     skin = open_skin(humanoid(10))
     n = 3000
-    joints = rng.integers(0, 10, (n, 1))
+    joints = np.argsort(rng.random((n, 10)), axis=1)[:, :per]
     from runtime.influences import InfluenceSource, Influences
     from test_skin_fixtures import build
     data = bytearray(build(capi.maniBuildInfluences,
-                           InfluenceSource.from_dense(skin, joints, np.ones((n, 1)))))
+                           InfluenceSource.from_dense(skin, joints, np.ones((n, per)))))
     infl = Influences.open(data)                             # a writable buffer, in place
-    assert infl.plan.dense.any()
+    assert infl.rigid == (per == 1)
     palette = np.zeros((10, 3, 4), np.float32)
     palette[:, :, 3] = np.arange(10)[:, None]
     palette[:, :, :3] = np.eye(3)
-    infl.joints[0, :] = 65000                                # every joint past the skin's
-    for b in range(len(infl.plan.dense)):
-        infl.plan.dense[b] = False                          # make every block read the bytes
-    target = np.empty((n, 3), np.float32)
-    capi.maniSkinLinear(SkinJob(infl, palette, None,
-                                [SkinStream(0, np.zeros((n, 3), np.float32), target)]))
-    np.testing.assert_array_equal(target, 0)                 # entry 0's translation
+    infl.joints[:per, :] = 65000                             # every joint past the skin's
+    for fn in (capi.maniSkinLinear, capi.maniSkinDualQuaternion):
+        target = np.empty((n, 3), np.float32)
+        fn(SkinJob(infl, palette, capi.maniConvertPaletteToDualQuaternions(palette),
+                   [SkinStream(0, np.zeros((n, 3), np.float32), target)]))
+        np.testing.assert_array_equal(target, 0)             # entry 0's translation
 
 
 def test_palette_conversions_refuse_null_and_non_finite_leaving_the_output():
