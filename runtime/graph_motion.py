@@ -18,8 +18,11 @@ import numpy as np
 
 from .graph_kernels import segment
 from .jit import kernel
+from .rootmotion import IDENTITY_TUPLE as IDENTITY
+from .rootmotion import compose_moves as compose
+from .rootmotion import inverse_move as inverse
+from .rootmotion import power_move as power
 
-IDENTITY = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0)
 _MOST = 1.7976931348623157e308          # a count of periods past binary64's range counts this many
 
 
@@ -185,47 +188,6 @@ def relative(a, b):
     qw = aw * bw - ax * bx - ay * by - az * bz
     n = math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
     return (tx, ty, tz, qx / n, qy / n, qz / n, qw / n)
-
-
-@kernel
-def compose(a, b):
-    """a, then b from where a ends (rootmotion.compose_moves)."""
-    ax, ay, az, qx, qy, qz, qw = a
-    bx, by, bz, rx, ry, rz, rw = b
-    cx, cy, cz = 2 * (qy * bz - qz * by), 2 * (qz * bx - qx * bz), 2 * (qx * by - qy * bx)
-    x = qw * rx + qx * rw + qy * rz - qz * ry
-    y = qw * ry - qx * rz + qy * rw + qz * rx
-    z = qw * rz + qx * ry - qy * rx + qz * rw
-    w = qw * rw - qx * rx - qy * ry - qz * rz
-    n = math.sqrt(x * x + y * y + z * z + w * w)
-    if not n > 0:
-        n = 1.0
-    return (ax + bx + qw * cx + qy * cz - qz * cy, ay + by + qw * cy + qz * cx - qx * cz,
-            az + bz + qw * cz + qx * cy - qy * cx, x / n, y / n, z / n, w / n)
-
-
-@kernel
-def inverse(a):
-    """The move undoing a (rootmotion.inverse_move)."""
-    tx, ty, tz, qx, qy, qz, qw = a
-    t = compose((0.0, 0.0, 0.0, -qx, -qy, -qz, qw), (tx, ty, tz, 0.0, 0.0, 0.0, 1.0))
-    return (-t[0], -t[1], -t[2], -qx, -qy, -qz, qw)
-
-
-@kernel
-def power(move, n):
-    """move composed with itself n times (a whole number, maybe negative), by squaring
-    (rootmotion.power_move)."""
-    if n < 0:
-        move, n = inverse(move), -n
-    result = IDENTITY
-    while n:
-        if np.fmod(n, 2.0):
-            result = compose(result, move)
-        n = np.floor(n / 2.0)
-        if n:
-            move = compose(move, move)
-    return result
 
 
 @kernel

