@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .clip import LoopPolicy, is_open
-from .errors import CapacityError, InvalidError
+from .errors import InvalidError
 from .graph import Graph, is_open as graph_is_open
 from .graph_format import CLIP_ADDITIVE, CLIP_ALL_EVENTS
 from .graph_kernels import soa
@@ -24,7 +24,7 @@ from .graph_limits import GRAPH_NONE
 from .graph_source import ClipLoop, ConditionKind, NodeKind, ParameterType
 from .graph_update import HANDLERS
 from .limits import NO_TRACK
-from .memory import ALIGN, caller_bytes
+from .memory import caller_block
 from .skeleton import Skeleton
 from .transform import IDENTITY
 
@@ -81,11 +81,7 @@ class GraphBinding:
                 sk.bone_count != graph.bone_count:
             raise InvalidError("a skeleton that is not the graph's")
         need = binding_size(graph)
-        buf = None
-        if memory is not None:
-            buf = _memory(memory, size)
-            if buf.size < need:
-                raise CapacityError(f"{buf.size} bytes for a binding of {need}", size=need)
+        buf = None if memory is None else caller_block(memory, size, need, "a binding")
         record = []
         clips = []
         for k, identity in enumerate(graph.clip_identities):
@@ -393,15 +389,6 @@ def _find(items, test) -> int | None:
             return k
     return None
 
-
-def _memory(memory, size) -> np.ndarray:
-    buf = caller_bytes(memory, ALIGN)
-    if size is not None:
-        size = int(size)
-        if size < 0:
-            raise InvalidError("negative size")
-        buf = buf[:size]
-    return buf
 
 
 def binding_size(graph: Graph) -> int:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import CapacityError, InvalidError
+from .errors import InvalidError
 from .graph_binding import INSTANCE_HEADER, GraphBinding
 from .graph_check import parameter_value, whole
 from .graph_format import f32
@@ -32,7 +32,7 @@ from .graph_state import restore as _restore
 from .graph_state import save as _save
 from .graph_subset import evaluate_subset as _evaluate_subset
 from .graph_update import update as _update
-from .memory import ALIGN, caller_bytes
+from .memory import caller_block
 from .pose import Pose
 
 INSTANCE_MAGIC = 0x534E4947         # "GINS"
@@ -76,7 +76,7 @@ class GraphInstance:
         if not isinstance(binding, GraphBinding):
             raise InvalidError("not a graph binding")
         need = binding.instance_bytes
-        buf = _memory(memory, size, need)
+        buf = caller_block(memory, size, need, "an instance")
         head = buf[:INSTANCE_HEADER]
         head[...] = 0
         head[0:8].view("<u4")[:] = (INSTANCE_MAGIC, LAYOUT_VERSION)
@@ -93,7 +93,7 @@ class GraphInstance:
         """An instance over bytes that already hold one of this binding's graph."""
         if not isinstance(binding, GraphBinding):
             raise InvalidError("not a graph binding")
-        buf = _memory(memory, None, binding.instance_bytes)
+        buf = caller_block(memory, None, binding.instance_bytes, "an instance")
         magic, version = buf[0:8].view("<u4")
         identity, size = buf[8:24].view("<u8")
         if magic != INSTANCE_MAGIC or version != LAYOUT_VERSION or identity != binding.graph.identity \
@@ -257,17 +257,3 @@ class GraphInstance:
     def restore(self, data) -> None:
         """maniGraphInstance_Restore."""
         _restore(self, data)
-
-
-def _memory(memory, size, need: int) -> np.ndarray:
-    if memory is None:
-        return np.zeros(need, dtype=np.uint8)
-    buf = caller_bytes(memory, ALIGN)
-    if size is not None:
-        size = int(size)
-        if size < 0:
-            raise InvalidError("negative size")
-        buf = buf[:size]
-    if buf.size < need:
-        raise CapacityError(f"{buf.size} bytes for an instance of {need}", size=need)
-    return buf

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import CapacityError, InvalidError
-from .graph_binding import GraphBinding, _memory
+from .errors import InvalidError
+from .graph_binding import GraphBinding
 from .graph_eval import evaluate
 from .limits import NO_BONE
+from .memory import caller_block
 
 SUBSET_MAGIC = 0x42555347           # "GSUB"
 SUBSET_HEADER = 32
@@ -45,12 +46,7 @@ class GraphSubset:
         n = binding.skeleton.bone_count
         if listed.size and (listed[0] < 0 or listed[-1] >= n or (np.diff(listed) <= 0).any()):
             raise InvalidError("bones out of range or not increasing")
-        buf = None
-        if memory is not None:
-            buf = _memory(memory, size)
-            if buf.size < subset_size(binding):
-                raise CapacityError(f"{buf.size} bytes for a plan of {subset_size(binding)}",
-                                    size=subset_size(binding))
+        buf = None if memory is None else caller_block(memory, size, subset_size(binding), "a plan")
         keep = np.zeros(n, dtype=bool)
         for bone in listed.tolist():
             while bone != NO_BONE and not keep[bone]:

@@ -22,7 +22,7 @@ import numpy as np
 
 from .errors import CapacityError, FormatError, InvalidError
 from .jit import kernel
-from .memory import ALIGN, caller_bytes
+from .memory import caller_block
 from .skeleton import Skeleton
 from .transform import IDENTITY, IDENTITY_AFFINE, decompose_affine
 
@@ -45,15 +45,6 @@ def _views(buf: np.ndarray, n: int):
     locals_ = buf[..., HEADER_BYTES:HEADER_BYTES + 40 * n].view("<f4").reshape(lead + (n, 10))
     model = buf[..., HEADER_BYTES + 40 * n:HEADER_BYTES + 88 * n].view("<f4").reshape(lead + (n, 3, 4))
     return head, ident, locals_, model
-
-
-def _memory(memory, size: int) -> np.ndarray:
-    if memory is None:
-        return np.zeros(size, dtype=np.uint8)
-    buf = caller_bytes(memory, ALIGN)
-    if buf.size < size:
-        raise CapacityError(f"{buf.size} bytes for a pose of {size}")
-    return buf[:size]
 
 
 @kernel
@@ -105,7 +96,7 @@ class Pose:
     def __init__(self, skeleton: Skeleton, memory=None):
         _check_skeleton(skeleton)
         n = skeleton.bone_count
-        self.buffer = _memory(memory, pose_size(n))
+        self.buffer = caller_block(memory, None, pose_size(n), "a pose")[:pose_size(n)]
         self._head, self._identity, self.locals, self.model = _views(self.buffer, n)
         self._head[:] = (MAGIC, 0, n, 0)
         self.buffer[16:24].view("<u8")[0] = skeleton.identity
