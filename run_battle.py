@@ -7,11 +7,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from stadium import launch
-from stadium.battle_renderer import Look
-from stadium.headless import parse_frames
-from stadium.hours import HOUR_ORDER
-from stadium.viewer import Options, keys_help, read_script
+from stadium.app import launch
+from stadium.render.battle_renderer import Look
+from stadium.app.headless import parse_frames
+from stadium.render.hours import HOUR_ORDER
+from stadium.app.viewer import Options, keys_help, read_script
 
 POSE_PATHS = ("runtime", "stadium")
 
@@ -101,9 +101,9 @@ def battle_options(args, species, look, headless_only: bool) -> Options:
     scripts = ((), ())
     pose_paths, blend = args.pose_paths, args.blend
     if args.script is not None:
-        from stadium.match import script_setup
-        from stadium.roster import Roster
-        from stadium.viewer import default_teams
+        from stadium.battle.match import script_setup
+        from stadium.rig.roster import Roster
+        from stadium.app.viewer import default_teams
 
         setup = script_setup(read_script(args.script),
                              teams=teams or default_teams(Roster()), seed=seed,

@@ -22,10 +22,10 @@ import time
 import numpy as np
 from _figures import emit, median_us
 
-from stadium.battler import Battler
-from stadium.gfx import Graphics
-from stadium.roster import Roster
-from stadium.viewer import BattleViewer, Options
+from stadium.battle.battler import Battler
+from stadium.render.gfx import Graphics
+from stadium.rig.roster import Roster
+from stadium.app.viewer import BattleViewer, Options
 
 DT = 1 / 60
 PAIR = ("ripplewyrm", "flitwren")

@@ -4,11 +4,11 @@ import numpy as np
 from _figures import emit, median_us
 
 import runtime as rt
-from runtime.clip import Clip, ClipCursor
-from runtime.clip_build import ChannelPath, ChannelSource, ClipSource, FloatTrackSource, build_clip
-from runtime.clip import LoopPolicy
-from runtime.rootmotion import RootMotionSource, get_root_motion
-from runtime.samples import humanoid_source
+from runtime.clip.clip import Clip, ClipCursor
+from runtime.clip.build import ChannelPath, ChannelSource, ClipSource, FloatTrackSource, build_clip
+from runtime.clip.clip import LoopPolicy
+from runtime.clip.rootmotion import RootMotionSource, get_root_motion
+from runtime.samples.humanoid import humanoid_source
 
 
 def animated(skeleton, rng, seconds=10.0, rate=30.0, keys=41, floats=0, **kw):

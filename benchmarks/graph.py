@@ -1,4 +1,4 @@
-"""Graph figures on the 80-bone humanoid: the sample locomotion graph (runtime.graph_samples:
+"""Graph figures on the 80-bone humanoid: the sample locomotion graph (runtime.samples.locomotion:
 a polar blend space of nine clips inside a state machine, an attack one-shot on an upper-body
 mask, an additive breath), updated and evaluated for one instance, and for a hundred a frame
 (their evaluation batched across the instances)."""
@@ -7,14 +7,14 @@ import math
 from _figures import emit, median_us
 
 import runtime as rt
-from runtime.graph import Graph
-from runtime.graph_batch import evaluate_batch, update_batch
-from runtime.graph_binding import GraphAssets, GraphBinding
-from runtime.graph_build import build
-from runtime.graph_instance import GraphInstance
-from runtime.graph_samples import locomotion_clips, locomotion_source
-from runtime.graph_source import ParameterType as T
-from runtime.samples import humanoid_source
+from runtime.graph.file import Graph
+from runtime.graph.batch import evaluate_batch, update_batch
+from runtime.graph.binding import GraphAssets, GraphBinding
+from runtime.graph.build.build import build
+from runtime.graph.instance import GraphInstance
+from runtime.samples.locomotion import locomotion_clips, locomotion_source
+from runtime.graph.source import ParameterType as T
+from runtime.samples.humanoid import humanoid_source
 
 DT = 1 / 60
 DIRECTION, SPEED, ATTACK, BREATH = 0, 1, 4, 5

@@ -3,7 +3,7 @@ import numpy as np
 from _figures import emit, median_us
 
 import runtime as rt
-from runtime.samples import humanoid_source
+from runtime.samples.humanoid import humanoid_source
 
 
 def random_pose(skeleton, rng):

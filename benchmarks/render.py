@@ -11,15 +11,15 @@ import time
 import numpy as np
 from _figures import emit
 
-from stadium import diorama
-from stadium.battle_renderer import BattleRenderer, Look
-from stadium.battle_scene import BattleScene
-from stadium.battlecam import BattleCam
-from stadium.gfx import Graphics
-from stadium.hours import HOURS
-from stadium.launch import default_species
-from stadium.rig import StadiumRig
-from stadium.roster import Roster
+from stadium.render import diorama
+from stadium.render.battle_renderer import BattleRenderer, Look
+from stadium.battle.scene import BattleScene
+from stadium.render.battlecam import BattleCam
+from stadium.render.gfx import Graphics
+from stadium.render.hours import HOURS
+from stadium.app.launch import default_species
+from stadium.rig.rig import StadiumRig
+from stadium.rig.roster import Roster
 
 DT = 1 / 60
 FRAMES = {1: 180, 4: 45}     # frames a repeat, by scale: about a second each

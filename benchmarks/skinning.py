@@ -17,14 +17,14 @@ from _figures import emit, median_us
 
 import runtime as rt
 from runtime import capi
-from runtime.influences import CenterSource, InfluenceSource, Influences
-from runtime.morph import (MorphAttribute, MorphChannelSource, MorphJob, MorphSemantic,
-                           MorphSource, MorphStream, MorphTargets, MorphTargetSource,
-                           apply_morph_targets)
-from runtime.samples import humanoid_source
-from runtime.skin import Skin, SkinSource
-from runtime.skinning import (SkinJob, SkinStream, StreamKind, palette_to_dual_quaternions,
-                              skin_blended, skin_centers, skin_dual_quaternion, skin_linear)
+from runtime.deform.influences import CenterSource, InfluenceSource, Influences
+from runtime.deform.morph import (MorphAttribute, MorphChannelSource, MorphJob, MorphSemantic,
+                                  MorphSource, MorphStream, MorphTargets, MorphTargetSource,
+                                  apply_morph_targets)
+from runtime.samples.humanoid import humanoid_source
+from runtime.deform.skin import Skin, SkinSource
+from runtime.deform.skinning import (SkinJob, SkinStream, StreamKind, palette_to_dual_quaternions,
+                                     skin_blended, skin_centers, skin_dual_quaternion, skin_linear)
 
 
 def built(fn, source) -> bytes:

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from stadium import pack, rig  # noqa: E402
+from stadium.rig import pack, rig  # noqa: E402
 
 
 class NaiveRig:

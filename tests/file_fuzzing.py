@@ -5,7 +5,7 @@ import time
 import numpy as np
 
 import runtime as rt
-from runtime import container
+from runtime.core import container
 
 
 def section_fields(data: bytes):

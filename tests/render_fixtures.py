@@ -3,8 +3,8 @@ GL context."""
 import numpy as np
 import pytest
 
-from stadium import pack
-from stadium.rig import StadiumRig
+from stadium.rig import pack
+from stadium.rig.rig import StadiumRig
 
 RAW = 100.0          # raw units a world unit
 ARM_DOWN, ARM_UP = 0, 14000   # binary angles of the arm's swing about +Z
@@ -73,7 +73,7 @@ def posed_rig(species, anim=0, frame=0.0, yaw=0.0) -> StadiumRig:
 
 @pytest.fixture(scope="module")
 def gfx():
-    from stadium.gfx import Graphics
+    from stadium.render.gfx import Graphics
 
     graphics = Graphics.open_headless((160, 144))
     yield graphics

@@ -2,7 +2,7 @@
 import numpy as np
 
 import runtime as rt
-from runtime.samples import humanoid_source
+from runtime.samples.humanoid import humanoid_source
 
 
 def open_skeleton(source) -> rt.Skeleton:

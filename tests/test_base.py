@@ -1,7 +1,7 @@
 """base.h: version, backend, CPU check, the frozen hash, result names."""
 import runtime
 from runtime import capi
-from runtime.errors import Result
+from runtime.core.errors import Result
 
 # maniHash64 is frozen: identities written today must match those computed tomorrow.
 FROZEN = [

@@ -4,8 +4,8 @@ import math
 import numpy as np
 import pytest
 
-from stadium import diorama
-from stadium.battlecam import BATTLE_PIXELS, BattleCam, NoSolution
+from stadium.render import diorama
+from stadium.render.battlecam import BATTLE_PIXELS, BattleCam, NoSolution
 
 MAP = diorama.build()
 

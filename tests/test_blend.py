@@ -6,10 +6,10 @@ from hypothesis import strategies as st
 
 import runtime as rt
 from runtime import capi
-from runtime.blend import BlendLayer as L
-from runtime.blend import MaskChain as C
-from runtime.skeleton import BoneSource as B
-from runtime.skeleton import SkeletonSource
+from runtime.pose.blend import BlendLayer as L
+from runtime.pose.blend import MaskChain as C
+from runtime.pose.skeleton import BoneSource as B
+from runtime.pose.skeleton import SkeletonSource
 
 from runtime_fixtures import humanoid, open_skeleton, random_pose
 

@@ -4,9 +4,9 @@ import pytest
 
 import runtime as rt
 from runtime import capi
-from runtime.base import Version
-from runtime.skeleton import BoneSource as B
-from runtime.skeleton import SkeletonSource
+from runtime.core.base import Version
+from runtime.pose.skeleton import BoneSource as B
+from runtime.pose.skeleton import SkeletonSource
 
 SOURCE = SkeletonSource([B("hips"), B("spine", 0, (0, 1, 0)), B("head", 1)])
 

@@ -7,9 +7,9 @@ import pytest
 
 import runtime as rt
 from runtime import capi
-from runtime.clip import MAX_SAMPLES, Clip, sample_count
-from runtime.clip_build import ClipReport, build, check
-from runtime.errors import BuildReason
+from runtime.clip.clip import MAX_SAMPLES, Clip, sample_count
+from runtime.clip.build import ClipReport, build, check
+from runtime.core.errors import BuildReason
 
 from test_clip_fixtures import (CUBIC, LINEAR, STEP, AdditiveBasis, ChannelSource, ClipEvent,
                                 ClipSource, DiscreteTrackSource, FloatTrackSource, R, S, T,
@@ -397,7 +397,7 @@ def test_measure_an_additive_clip_against_its_differences(sk, basis):
 
 
 def test_capacity_when_the_allocator_fails(sk):
-    from runtime.builder import BUILDER_BLOCK_BYTES
+    from runtime.core.builder import BUILDER_BLOCK_BYTES
     definition = capi.maniDefaultBuilderDef()
     definition.alloc = lambda user, size: bytearray(size) if size <= BUILDER_BLOCK_BYTES else None
     definition.free = lambda user, block: None

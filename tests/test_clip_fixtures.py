@@ -3,10 +3,10 @@ shapes, and independent reference formulas (glTF's Hermite spline and slerp) in 
 import numpy as np
 
 import runtime as rt
-from runtime.clip import AdditiveBasis, Clip, ClipEvent, LoopPolicy
-from runtime.clip_build import (ChannelPath, ChannelSource, ClipSource, DiscreteTrackSource,
+from runtime.clip.clip import AdditiveBasis, Clip, ClipEvent, LoopPolicy
+from runtime.clip.build import (ChannelPath, ChannelSource, ClipSource, DiscreteTrackSource,
                                 FloatTrackSource, Interpolation, build_clip)
-from runtime.rootmotion import RootMotionSource, RootRotation
+from runtime.clip.rootmotion import RootMotionSource, RootRotation
 
 from runtime_fixtures import humanoid, random_quats
 
@@ -114,7 +114,7 @@ def same_rotation(a, b, atol=1e-6):
 
 
 def grid(clip: Clip) -> np.ndarray:
-    from runtime.clip import sample_times
+    from runtime.clip.clip import sample_times
     return sample_times(clip.sample_count, clip.duration, clip.sample_rate)
 
 

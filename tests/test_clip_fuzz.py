@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 import runtime as rt
 from runtime import capi
-from runtime.clip import AT_DISCRETES, AT_EVENT_NAMES, AT_EVENTS, AT_FLOATS, AT_MARKER_NAMES, \
-    AT_MARKERS, AT_SAMPLES, AT_TRACKED
+from runtime.clip.clip import (AT_DISCRETES, AT_EVENT_NAMES, AT_EVENTS, AT_FLOATS, AT_MARKER_NAMES,
+                               AT_MARKERS, AT_SAMPLES, AT_TRACKED)
 
 from file_fuzzing import check_fields_blamed, check_random_corruption, section_fields
 from test_clip_fixtures import build, rich_source, small_skeleton

@@ -6,7 +6,7 @@ import pytest
 
 import runtime as rt
 from runtime import capi
-from runtime.clip import ClipCursor, ClipEvent
+from runtime.clip.clip import ClipCursor, ClipEvent
 
 from test_clip_fixtures import (STEP, ChannelSource, ClipSource, DiscreteTrackSource,
                                 FloatTrackSource, T, build, grid, linear_keys, open_clip,

@@ -5,18 +5,19 @@ import numpy as np
 import pytest
 
 import runtime as rt
-from runtime import capi, names
-from runtime.blend import MaskChain as BlendChain
-from runtime.blend import build_mask
-from runtime.errors import BuildReason as R
-from runtime.graph import Graph
-from runtime.graph_build import assign_slots, build
-from runtime.graph_limits import (GRAPH_NONE, LIST_CLIPS, LIST_NODES, LIST_PARAMETERS, LIST_SHIFT,
+from runtime import capi
+from runtime.core import names
+from runtime.pose.blend import MaskChain as BlendChain
+from runtime.pose.blend import build_mask
+from runtime.core.errors import BuildReason as R
+from runtime.graph.file import Graph
+from runtime.graph.build.build import assign_slots, build
+from runtime.graph.limits import (GRAPH_NONE, LIST_CLIPS, LIST_NODES, LIST_PARAMETERS, LIST_SHIFT,
                                   MAX_GRAPH_CONDITIONS, MAX_GRAPH_DEPTH, MAX_GRAPH_INPUTS,
                                   MAX_GRAPH_PARAMETERS)
-from runtime.graph_nodes_check import INPUT_COUNT
-from runtime.graph_source import *          # noqa: F403
-from runtime.graph_source import ParameterType as T
+from runtime.graph.build.nodes import INPUT_COUNT
+from runtime.graph.source import *  # noqa: F403
+from runtime.graph.source import ParameterType as T
 
 from test_graph_fixtures import builder, humanoid, make_clip, params, slots, standard_clips
 

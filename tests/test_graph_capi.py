@@ -7,10 +7,10 @@ import pytest
 
 from runtime import capi
 from runtime.capi import _graph
-from runtime.errors import BuildReason as R
-from runtime.graph_build import build
-from runtime.graph_kernels import segment
-from runtime.graph_source import ClipNode, GraphSource, SyncGroupSource
+from runtime.core.errors import BuildReason as R
+from runtime.graph.build.build import build
+from runtime.graph.evaluate.kernels import segment
+from runtime.graph.source import ClipNode, GraphSource, SyncGroupSource
 
 from test_graph_fixtures import builder, humanoid, locomotion, slots, standard_clips
 

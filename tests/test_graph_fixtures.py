@@ -5,16 +5,16 @@ import numpy as np
 
 import runtime as rt
 from runtime import capi
-from runtime.clip import AdditiveBasis, Clip, ClipEvent, LoopPolicy
-from runtime.clip_build import ChannelPath, ChannelSource, ClipSource, build_clip
-from runtime.graph import Graph
-from runtime.graph_binding import GraphAssets, GraphBinding
-from runtime.graph_build import build
-from runtime.graph_instance import GraphInstance
-from runtime.graph_samples import locomotion_clips, locomotion_source
-from runtime.graph_source import ClipSlotSource, GraphSource, ParameterSource
-from runtime.rootmotion import RootMotionSource
-from runtime.samples import humanoid_source
+from runtime.clip.clip import AdditiveBasis, Clip, ClipEvent, LoopPolicy
+from runtime.clip.build import ChannelPath, ChannelSource, ClipSource, build_clip
+from runtime.graph.file import Graph
+from runtime.graph.binding import GraphAssets, GraphBinding
+from runtime.graph.build.build import build
+from runtime.graph.instance import GraphInstance
+from runtime.samples.locomotion import locomotion_clips, locomotion_source
+from runtime.graph.source import ClipSlotSource, GraphSource, ParameterSource
+from runtime.clip.rootmotion import RootMotionSource
+from runtime.samples.humanoid import humanoid_source
 
 
 @lru_cache(maxsize=None)

@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 
 import runtime as rt
 from runtime import capi
-from runtime.graph import Graph
-from runtime.graph_binding import GraphAssets
-from runtime.graph_build import build
-from runtime.graph_json import GraphNamedAssets, write_text
+from runtime.graph.file import Graph
+from runtime.graph.binding import GraphAssets
+from runtime.graph.build.build import build
+from runtime.graph.json.read import GraphNamedAssets, write_text
 
 from test_graph_fixtures import builder, humanoid, locomotion, standard_clips
 from test_graph_json import everything

@@ -8,13 +8,13 @@ from hypothesis import strategies as st
 
 import runtime as rt
 from runtime import capi
-from runtime.errors import BuildReason as R
-from runtime.graph_build import build
-from runtime.graph_format import f32
-from runtime.graph_json import GraphForm, GraphNamedAssets, read_text, to_json, write_text
-from runtime.graph_jsontext import dump, number, parse
-from runtime.graph_source import *          # noqa: F403
-from runtime.graph_source import ParameterType as T
+from runtime.core.errors import BuildReason as R
+from runtime.graph.build.build import build
+from runtime.graph.format import f32
+from runtime.graph.json.read import GraphForm, GraphNamedAssets, read_text, to_json, write_text
+from runtime.graph.json.text import dump, number, parse
+from runtime.graph.source import *  # noqa: F403
+from runtime.graph.source import ParameterType as T
 
 from test_graph_fixtures import builder, humanoid, locomotion, params, slots, standard_clips
 

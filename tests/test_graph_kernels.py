@@ -1,6 +1,6 @@
 """The graph's compiled kernels against plain references, lane by lane: the evaluation's
 (graph_kernels: sampling, blends, masks, one-shots, additive layers) in binary32 scalars,
-the update's root motion (graph_motion) against rootmotion.py's own functions and its
+the update's root motion (graph_motion) against clip/rootmotion.py's own functions and its
 playheads against the plain formulas, each bit for bit; a lane computed alone equals the
 same lane among others; batches of the sample graphs equal their instances alone."""
 import math
@@ -11,16 +11,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import runtime as rt
-from runtime import capi, rootmotion
-from runtime import graph_kernels as K
-from runtime import graph_motion as gm
-from runtime.graph_batch import evaluate_batch, update_batch
-from runtime.graph_binding import GraphAssets
-from runtime.graph_instance import GraphInstance
-from runtime.graph_source import (AdditiveNode, ClipNode, GraphSource, InertializeMethod, InertializeNode,
-                                  SelectNode)
-from runtime.graph_source import ParameterType as T
-from runtime.transform import quat_mul, quat_rotate
+from runtime import capi
+from runtime.clip import rootmotion
+from runtime.graph.evaluate import kernels as K
+from runtime.graph import motion as gm
+from runtime.graph.batch import evaluate_batch, update_batch
+from runtime.graph.binding import GraphAssets
+from runtime.graph.instance import GraphInstance
+from runtime.graph.source import (AdditiveNode, ClipNode, GraphSource, InertializeMethod,
+                                  InertializeNode, SelectNode)
+from runtime.graph.source import ParameterType as T
+from runtime.core.transform import quat_mul, quat_rotate
 
 from test_graph_fixtures import humanoid, instance_of, locomotion, params, pose_bits, standard_clips
 from test_graph_fixtures import slots as clip_slots
@@ -47,7 +48,7 @@ def random_slots(rng, count, m, nb, special=False):
 
 
 def blend_reference(vals, ws):
-    """One bone of poses (10 each) by binary32 weights: blend.py's formula in scalars."""
+    """One bone of poses (10 each) by binary32 weights: pose/blend.py's formula in scalars."""
     out = np.empty(10, F)
     for k in LINEAR:
         acc = vals[0][k] * ws[0]

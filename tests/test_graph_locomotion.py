@@ -1,4 +1,4 @@
-"""The locomotion graph (runtime.graph_samples) driven by a scripted parameter sequence: the
+"""The locomotion graph (runtime.samples.locomotion) driven by a scripted parameter sequence: the
 weights share the whole at every update, each event fires once and in node order, the root
 motion is the weighted blend of the clips' own moves, and the machine's transitions keep
 their priority, interruption and cooldown."""
@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from runtime import capi
-from runtime.graph_binding import GraphAssets
-from runtime.graph_limits import GRAPH_EVENT_THRESHOLD
-from runtime.graph_source import NodeKind
-from runtime.graph_source import ParameterType as T
-from runtime.rootmotion import blend as blend_moves
-from runtime.rootmotion import get_root_motion
+from runtime.graph.binding import GraphAssets
+from runtime.graph.limits import GRAPH_EVENT_THRESHOLD
+from runtime.graph.source import NodeKind
+from runtime.graph.source import ParameterType as T
+from runtime.clip.rootmotion import blend as blend_moves
+from runtime.clip.rootmotion import get_root_motion
 
 from test_graph_fixtures import locomotion
 

@@ -3,9 +3,9 @@ chain limit, entry modes, final states, and what InspectNode reports of them."""
 import pytest
 
 from runtime import capi
-from runtime.graph_limits import GRAPH_NONE
-from runtime.graph_source import *          # noqa: F403
-from runtime.graph_source import ParameterType as T
+from runtime.graph.limits import GRAPH_NONE
+from runtime.graph.source import *  # noqa: F403
+from runtime.graph.source import ParameterType as T
 
 from test_graph_fixtures import humanoid, instance_of, params, slots
 

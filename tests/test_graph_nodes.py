@@ -7,16 +7,16 @@ import pytest
 
 import runtime as rt
 from runtime import capi
-from runtime.blend import BlendLayer, add_layers, blend_poses
-from runtime.graph import Graph
-from runtime.graph_batch import evaluate_batch, update_batch
-from runtime.graph_binding import GraphAssets
-from runtime.graph_build import build
-from runtime.graph_instance import GraphInstance, GraphValue
-from runtime.graph_limits import GRAPH_EVENT_THRESHOLD, GRAPH_NONE
-from runtime.graph_source import *          # noqa: F403
-from runtime.graph_source import ParameterType as T
-from runtime.rootmotion import RootMotionSource, blend as blend_moves, get_root_motion
+from runtime.pose.blend import BlendLayer, add_layers, blend_poses
+from runtime.graph.file import Graph
+from runtime.graph.batch import evaluate_batch, update_batch
+from runtime.graph.binding import GraphAssets
+from runtime.graph.build.build import build
+from runtime.graph.instance import GraphInstance, GraphValue
+from runtime.graph.limits import GRAPH_EVENT_THRESHOLD, GRAPH_NONE
+from runtime.graph.source import *  # noqa: F403
+from runtime.graph.source import ParameterType as T
+from runtime.clip.rootmotion import RootMotionSource, blend as blend_moves, get_root_motion
 
 from test_graph_fixtures import (bind, humanoid, instance_of, make_clip, params, slots,
                                  standard_clips)
@@ -57,7 +57,7 @@ def test_bind_by_identity_and_its_refusals():
     # root motion naming different bones
     other = make_clip(sk, 7, 1.0)
     other_root = make_clip(sk, 8, 1.0)
-    from runtime.clip_build import ChannelPath, ChannelSource, ClipSource, build_clip
+    from runtime.clip.build import ChannelPath, ChannelSource, ClipSource, build_clip
     times = np.linspace(0, 1, 3)
     spine = rt.Clip(build_clip(rt.Builder(), ClipSource(sk, [ChannelSource(1, ChannelPath.translation, times,
                                                                              np.outer(times, [1, 0, 0]))],

@@ -4,9 +4,9 @@ import pytest
 
 import runtime as rt
 from runtime import capi
-from runtime.graph_limits import GRAPH_NONE
-from runtime.graph_source import *          # noqa: F403
-from runtime.graph_source import ParameterType as T
+from runtime.graph.limits import GRAPH_NONE
+from runtime.graph.source import *  # noqa: F403
+from runtime.graph.source import ParameterType as T
 
 from test_graph_fixtures import humanoid, instance_of, params, slots, standard_clips
 

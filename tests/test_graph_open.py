@@ -5,14 +5,15 @@ import numpy as np
 import pytest
 
 import runtime as rt
-from runtime import capi, container
-from runtime.base import hash64
-from runtime.graph import Graph
-from runtime.graph_build import build
-from runtime.graph_format import FORMAT_VERSION, NODE
-from runtime.graph_limits import GRAPH_NONE, NO_PARAMETER
-from runtime.graph_source import *          # noqa: F403
-from runtime.graph_source import ParameterType as T
+from runtime import capi
+from runtime.core import container
+from runtime.core.base import hash64
+from runtime.graph.file import Graph
+from runtime.graph.build.build import build
+from runtime.graph.format import FORMAT_VERSION, NODE
+from runtime.graph.limits import GRAPH_NONE, NO_PARAMETER
+from runtime.graph.source import *  # noqa: F403
+from runtime.graph.source import ParameterType as T
 
 from test_graph_fixtures import humanoid, params, slots, standard_clips
 

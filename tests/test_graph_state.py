@@ -7,12 +7,12 @@ import pytest
 
 import runtime as rt
 from runtime import capi
-from runtime.base import hash64
-from runtime.container import ENTRY
-from runtime.graph_binding import GraphAssets
-from runtime.graph_source import *          # noqa: F403
-from runtime.graph_source import ParameterType as T
-from runtime.graph_state import ABI_VERSION
+from runtime.core.base import hash64
+from runtime.core.container import ENTRY
+from runtime.graph.binding import GraphAssets
+from runtime.graph.source import *  # noqa: F403
+from runtime.graph.source import ParameterType as T
+from runtime.graph.state import ABI_VERSION
 
 from test_graph_fixtures import humanoid, instance_of, locomotion, params, pose_bits, slots
 from test_graph_locomotion import DT, script

@@ -5,9 +5,9 @@ import pytest
 
 import runtime as rt
 from runtime import capi
-from runtime.graph_binding import GraphAssets
-from runtime.graph_source import *          # noqa: F403
-from runtime.graph_source import ParameterType as T
+from runtime.graph.binding import GraphAssets
+from runtime.graph.source import *  # noqa: F403
+from runtime.graph.source import ParameterType as T
 
 from test_graph_fixtures import humanoid, instance_of, locomotion, params, pose_bits, slots
 from test_graph_locomotion import DT, script

@@ -1,17 +1,17 @@
-"""runtime.jit: the one kernel decorator, and the word a program gets before it compiles."""
+"""runtime.core.jit: the one kernel decorator, and the word a program gets before it compiles."""
 import importlib.util
 import uuid
 
 import numpy as np
 
-from runtime import jit
+from runtime.core import jit
 
 
 def fresh_kernel_module(tmp_path):
     """A module of one kernel under a new name, so nothing of it is cached yet."""
     name = f"fresh_{uuid.uuid4().hex}"
     path = tmp_path / f"{name}.py"
-    path.write_text("from runtime.jit import kernel\n\n\n@kernel\ndef twice(a):\n    return a.sum() * 2\n")
+    path.write_text("from runtime.core.jit import kernel\n\n\n@kernel\ndef twice(a):\n    return a.sum() * 2\n")
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 
 import runtime as rt
 from runtime import capi
-from runtime.errors import BuildReason
-from runtime.morph import (MAX_MORPH_ATTRIBUTES, NO_CHANNEL, MorphAttribute, MorphChannelSource,
-                           MorphJob, MorphSemantic, MorphSource, MorphStream, MorphTargetSource,
-                           MorphTargets)
+from runtime.core.errors import BuildReason
+from runtime.deform.morph import (MAX_MORPH_ATTRIBUTES, NO_CHANNEL, MorphAttribute,
+                                  MorphChannelSource, MorphJob, MorphSemantic, MorphSource,
+                                  MorphStream, MorphTargetSource, MorphTargets)
 
 from test_skin_fixtures import build, builder
 

@@ -6,8 +6,8 @@ from hypothesis import strategies as st
 
 import runtime as rt
 from runtime import capi
-from runtime.skeleton import BoneSource as B
-from runtime.skeleton import SkeletonSource
+from runtime.pose.skeleton import BoneSource as B
+from runtime.pose.skeleton import SkeletonSource
 
 from runtime_fixtures import (humanoid, local_matrix, open_skeleton, random_locals, random_pose,
                               reference_model, rotation_matrix)

@@ -2,12 +2,12 @@
 import numpy as np
 
 from render_fixtures import boxling, gfx  # noqa: F401  (gfx is a fixture)
-from stadium import diorama
-from stadium.battle_renderer import BattleRenderer, Look
-from stadium.battle_scene import BattleScene
-from stadium.battlecam import BattleCam
-from stadium.hours import HOURS
-from stadium.rig import StadiumRig
+from stadium.render import diorama
+from stadium.render.battle_renderer import BattleRenderer, Look
+from stadium.battle.scene import BattleScene
+from stadium.render.battlecam import BattleCam
+from stadium.render.hours import HOURS
+from stadium.rig.rig import StadiumRig
 
 MAP = diorama.build()
 CELLS = (MAP.cell("left"), MAP.cell("right"))

@@ -5,9 +5,9 @@ import math
 import numpy as np
 
 from render_fixtures import boxling
-from stadium import pack
-from stadium.battle_scene import (FLASH_SECONDS, BattleScene, Cue, default_choreography)
-from stadium.rig import StadiumRig
+from stadium.rig import pack
+from stadium.battle.scene import FLASH_SECONDS, BattleScene, Cue, default_choreography
+from stadium.rig.rig import StadiumRig
 
 DT = 1 / 60
 CELLS = (np.array([1.0, 1.5, 7.0]), np.array([5.0, 1.5, 4.0]))

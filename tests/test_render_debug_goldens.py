@@ -1,15 +1,15 @@
 """Visual regression of the debugger: the playable battle with the graph inspector open and
 the skeleton overlay on, against tests/golden/debug_*.png under the same tolerance as the
-show's goldens (tests/test_render_goldens.py). Regenerate with `python -m stadium.goldens`;
+show's goldens (tests/test_render_goldens.py). Regenerate with `python -m stadium.app.goldens`;
 a failure leaves expected, actual and diff PNGs in tests/golden/_failures/."""
 import pytest
 
 pytest.importorskip("imgui_bundle", reason="the debugger needs imgui-bundle")
 
-from stadium import goldens  # noqa: E402
-from stadium.gfx import Graphics  # noqa: E402
-from stadium.roster import Roster  # noqa: E402
-from stadium.viewer import DEBUG_SCREEN  # noqa: E402
+from stadium.app import goldens  # noqa: E402
+from stadium.render.gfx import Graphics  # noqa: E402
+from stadium.rig.roster import Roster  # noqa: E402
+from stadium.app.viewer import DEBUG_SCREEN  # noqa: E402
 
 ROSTER = Roster()
 CASES = goldens.debug_cases()

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from render_fixtures import gfx  # noqa: F401  (a fixture)
-from stadium.gfx import VertexFormat
+from stadium.render.gfx import VertexFormat
 from stadium.paths import SHADERS
-from stadium.post import Present, letterbox
-from stadium.voxel3d import FACE_SHADE, FORMAT
+from stadium.render.post import Present, letterbox
+from stadium.render.voxel3d import FACE_SHADE, FORMAT
 
 FLAT = """#version 330 core
 in vec2 position;

@@ -1,14 +1,14 @@
 """Visual regression: fixed frames rendered headless against tests/golden/.
 
-Regenerate after an intended change with `python -m stadium.goldens`; a failure leaves
+Regenerate after an intended change with `python -m stadium.app.goldens`; a failure leaves
 expected, actual and diff PNGs in tests/golden/_failures/.
 """
 import numpy as np
 import pytest
 
-from stadium import goldens
-from stadium.gfx import Graphics
-from stadium.roster import Roster
+from stadium.app import goldens
+from stadium.render.gfx import Graphics
+from stadium.rig.roster import Roster
 
 ROSTER = Roster()
 CASES = goldens.cases(ROSTER)

@@ -4,8 +4,8 @@ import numpy as np
 from pyglm import glm
 
 from render_fixtures import boxling, gfx, posed_rig  # noqa: F401  (gfx is a fixture)
-from stadium.battle_renderer import RigMeshes
-from stadium.voxel3d import FORMAT, ShadowMap, Voxel3D
+from stadium.render.battle_renderer import RigMeshes
+from stadium.render.voxel3d import FORMAT, ShadowMap, Voxel3D
 
 SIZE = 160
 # the sun in the south, halfway up: the arm, swinging in the east-west plane, throws

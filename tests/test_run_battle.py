@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from stadium import pack
+from stadium.rig import pack
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "run_battle.py"

@@ -5,10 +5,11 @@ import numpy as np
 import pytest
 
 import runtime as rt
-from runtime import capi, container
-from runtime.errors import BuildReason
-from runtime.skeleton import BoneSource as B
-from runtime.skeleton import SkeletonSource
+from runtime import capi
+from runtime.core import container
+from runtime.core.errors import BuildReason
+from runtime.pose.skeleton import BoneSource as B
+from runtime.pose.skeleton import SkeletonSource
 
 from runtime_fixtures import humanoid, open_skeleton
 
@@ -100,7 +101,7 @@ def test_bone_limit():
 
 
 def test_name_hash_clash_is_refused(monkeypatch):
-    from runtime import names
+    from runtime.core import names
     monkeypatch.setattr(names, "hash_name", lambda raw: 7)
     with pytest.raises(rt.InvalidError) as e:
         build([B("a"), B("b", 0)])

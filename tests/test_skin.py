@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 
 import runtime as rt
-from runtime import capi, container
-from runtime.errors import BuildReason
-from runtime.skin import Skin, SkinSource
+from runtime import capi
+from runtime.core import container
+from runtime.core.errors import BuildReason
+from runtime.deform.skin import Skin, SkinSource
 
 from runtime_fixtures import random_locals
 from test_skin_fixtures import build, builder, humanoid, open_skin, rest_inverse_binds
@@ -87,7 +88,7 @@ def test_misuse_and_allocator_failure(skeleton):
 
 def test_the_builder_keeps_the_skin_in_place_of_a_skeleton(skeleton):
     b = builder()
-    capi.maniBuildSkeleton(b, __import__("runtime.samples", fromlist=["x"]).humanoid_source(5))
+    capi.maniBuildSkeleton(b, __import__("runtime.samples.humanoid", fromlist=["x"]).humanoid_source(5))
     capi.maniBuildSkin(b, SkinSource(skeleton, [1]))
     assert Skin.open(capi.maniBuilder_CopyBuilt(b)).joint_count == 1
     with pytest.raises(rt.InvalidError):

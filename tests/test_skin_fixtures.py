@@ -4,12 +4,12 @@ import numpy as np
 
 import runtime as rt
 from runtime import capi
-from runtime.influences import CenterSource, InfluenceSource, Influences
-from runtime.skeleton import BoneSource, SkeletonSource
-from runtime.skin import Skin, SkinSource
-from runtime.skinning import SkinJob, SkinStream
+from runtime.deform.influences import CenterSource, InfluenceSource, Influences
+from runtime.pose.skeleton import BoneSource, SkeletonSource
+from runtime.deform.skin import Skin, SkinSource
+from runtime.deform.skinning import SkinJob, SkinStream
 
-from runtime.samples import humanoid_source
+from runtime.samples.humanoid import humanoid_source
 
 
 def open_skeleton(source) -> rt.Skeleton:

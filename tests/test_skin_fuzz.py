@@ -3,7 +3,7 @@ or offset is reported inside the field that was corrupted."""
 import pytest
 
 from runtime import capi
-from runtime.skin import SkinSource
+from runtime.deform.skin import SkinSource
 
 from file_fuzzing import check_fields_blamed, check_random_corruption, section_fields
 from test_skin_fixtures import build, humanoid, rest_inverse_binds

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from runtime import capi
-from runtime.skinning import (SkinJob, SkinStream, StreamKind, palette_to_dual_quaternions,
-                              skin_blended, skin_centers, skin_dual_quaternion, skin_linear)
+from runtime.deform.skinning import (SkinJob, SkinStream, StreamKind, palette_to_dual_quaternions,
+                                     skin_blended, skin_centers, skin_dual_quaternion, skin_linear)
 
 from runtime_fixtures import rotation_matrix
 from test_skin_fixtures import (axis_angle, humanoid, local, open_influences, open_skin,
@@ -34,7 +34,7 @@ def random_palette(rng, joints, scale=(0.5, 2.0)):
 
 
 def with_centers(infl, positions, triangles=None):
-    from runtime.influences import CenterSource, Influences
+    from runtime.deform.influences import CenterSource, Influences
     from test_skin_fixtures import build
     tris = np.zeros((0, 3), int) if triangles is None else triangles
     return Influences.open(build(capi.maniBuildCenters, CenterSource(infl, positions, tris)))
@@ -158,7 +158,7 @@ def test_at_a_right_angle_bend_centers_bulge_less_than_dual_quaternions(tube_rig
 def test_dual_quaternion_matches_a_float64_reference_with_hemispheres(dense):
     """Phase one: the blended scale-shear S; phase two: dual quaternions turned to the first's
     hemisphere, blended and normalized. Joints shared by nearby vertices, or scattered."""
-    from runtime.transform import quat_mul
+    from runtime.core.transform import quat_mul
     rng = np.random.default_rng(6)
     skin = open_skin(humanoid(60))
     if dense:
@@ -237,7 +237,7 @@ def test_centers_formula_against_a_direct_evaluation(joints):
     palette = random_palette(rng, joints, scale=(0.8, 1.3))
     dq64 = palette_to_dual_quaternions(palette).astype(np.float64)
     (out,) = run(skin_centers, infl, palette, dq64.astype(np.float32), [(0, p)])
-    from runtime.transform import quat_mul
+    from runtime.core.transform import quat_mul
     j = np.array(infl.joints).T
     w = np.array(infl.weights, np.float64).T
     c = np.array(infl.centers, np.float64)
@@ -337,7 +337,7 @@ def test_jobs_write_straight_into_an_interleaved_vertex_buffer():
 def test_a_given_scratch_gives_the_same_bits():
     """The per-joint tables a call works out (rigid files' and centers') in the job's scratch
     or the thread's own."""
-    from runtime.scratch import Scratch
+    from runtime.core.scratch import Scratch
     rng = np.random.default_rng(13)
     skin = open_skin(humanoid(20))
     p = rng.normal(size=(300, 3)).astype(np.float32)
@@ -364,7 +364,7 @@ def test_palette_to_dual_quaternions_splits_rotation_and_scale():
     assert (q[:, 3] >= 0).all()
     np.testing.assert_allclose(np.linalg.norm(q, axis=1), 1, atol=1e-6)
     np.testing.assert_array_equal(s[:, :, 3], 0)
-    from runtime.transform import quat_mul
+    from runtime.core.transform import quat_mul
     r = np.array([rotation_matrix(row) for row in q])
     np.testing.assert_allclose(np.linalg.det(r), 1, atol=1e-5)
     np.testing.assert_allclose(r @ s[:, :, :3], palette[:, :, :3], atol=1e-5)

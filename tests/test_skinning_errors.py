@@ -5,8 +5,8 @@ import pytest
 
 import runtime as rt
 from runtime import capi
-from runtime.scratch import Scratch
-from runtime.skinning import SkinJob, SkinStream, StreamKind
+from runtime.core.scratch import Scratch
+from runtime.deform.skinning import SkinJob, SkinStream, StreamKind
 
 from test_skin_fixtures import humanoid, open_skin, random_influences
 
@@ -19,7 +19,7 @@ def rig():
     rng = np.random.default_rng(0)
     skin = open_skin(humanoid(10))
     infl = random_influences(rng, skin, 64, per=2, dq=rng.random(64))
-    from runtime.influences import CenterSource, Influences
+    from runtime.deform.influences import CenterSource, Influences
     from test_skin_fixtures import build
     centers = Influences.open(build(capi.maniBuildCenters,
                                     CenterSource(infl, rng.normal(size=(64, 3)), [[0, 1, 2]])))
@@ -116,7 +116,7 @@ def test_a_joint_changed_after_the_open_reads_palette_entry_0(rig, per):
     skin = open_skin(humanoid(10))
     n = 3000
     joints = np.argsort(rng.random((n, 10)), axis=1)[:, :per]
-    from runtime.influences import InfluenceSource, Influences
+    from runtime.deform.influences import InfluenceSource, Influences
     from test_skin_fixtures import build
     data = bytearray(build(capi.maniBuildInfluences,
                            InfluenceSource.from_dense(skin, joints, np.ones((n, per)))))

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from runtime import capi
-from runtime.influences import CenterSource, InfluenceSource
+from runtime.deform.influences import CenterSource, InfluenceSource
 
 from file_fuzzing import check_fields_blamed, check_random_corruption, section_fields
 from test_skin_fixtures import build, humanoid, open_skin

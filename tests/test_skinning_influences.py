@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 import runtime as rt
-from runtime import capi, container
-from runtime.errors import BuildReason
-from runtime.influences import MAX_INFLUENCES, CenterSource, InfluenceSource, Influences
+from runtime import capi
+from runtime.core import container
+from runtime.core.errors import BuildReason
+from runtime.deform.influences import MAX_INFLUENCES, CenterSource, InfluenceSource, Influences
 
 from test_skin_fixtures import build, builder, cylinder, humanoid, open_skin, tube_weights
 

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from runtime import capi
-from runtime.influences import CenterSource, Influences
-from runtime.skinning import (SkinJob, SkinStream, StreamKind, palette_to_dual_quaternions,
-                              skin_blended, skin_centers, skin_dual_quaternion, skin_linear)
+from runtime.deform.influences import CenterSource, Influences
+from runtime.deform.skinning import (SkinJob, SkinStream, StreamKind, palette_to_dual_quaternions,
+                                     skin_blended, skin_centers, skin_dual_quaternion, skin_linear)
 
 from test_skin_fixtures import build, humanoid, open_influences, open_skin
 
@@ -330,7 +330,7 @@ def test_a_target_may_be_its_own_source_and_another_streams(skin):
 def svd_dual_quaternions(palette):
     """The conversion by an SVD per matrix (numpy, binary64): R = U V^T with U's last column
     turned where that would mirror, q its quaternion (w >= 0), S = R^T A."""
-    from runtime.transform import quat_mul, quats_from_matrices
+    from runtime.core.transform import quat_mul, quats_from_matrices
     p = palette.astype(np.float64)
     u, _, vt = np.linalg.svd(p[:, :, :3])
     turn = np.linalg.det(u @ vt) < 0

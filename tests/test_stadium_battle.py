@@ -7,8 +7,8 @@ from stadium.battle import opponent, rules
 from stadium.battle.battle import PLAYER, RIVAL, Battle
 from stadium.battle.dex import DEX, Move, entry
 from stadium.battle.rng import Rng
-from stadium.match import Match, script_setup
-from stadium.roster import Roster
+from stadium.battle.match import Match, script_setup
+from stadium.rig.roster import Roster
 
 CELLS = (np.array([4.75, 1.5, 7.75]), np.array([7.75, 1.5, 5.25]))
 ROSTER = Roster()

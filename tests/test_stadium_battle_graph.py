@@ -4,12 +4,12 @@ pose paths show what they promise."""
 import numpy as np
 import pytest
 
-from runtime.graph_limits import GRAPH_NONE
-from stadium import battle_graph
-from stadium.battler import Battler
-from stadium.convert import ROLES, runtime_species
-from stadium.rig import StadiumRig
-from stadium.roster import Roster
+from runtime.graph.limits import GRAPH_NONE
+from stadium.battle import battler_graph as battle_graph
+from stadium.battle.battler import Battler
+from stadium.rig.convert import ROLES, runtime_species
+from stadium.rig.rig import StadiumRig
+from stadium.rig.roster import Roster
 
 ROSTER = Roster()
 DT = 1 / 60

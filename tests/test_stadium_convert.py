@@ -5,9 +5,9 @@ import pytest
 
 import runtime as rt
 from render_fixtures import boxling
-from stadium import convert, pack
-from stadium.rig import BREAK_ANGLE, StadiumRig
-from stadium.roster import Roster
+from stadium.rig import convert, pack
+from stadium.rig.rig import BREAK_ANGLE, StadiumRig
+from stadium.rig.roster import Roster
 
 ROSTER = Roster()
 TOLERANCE = 1e-4          # of the body height (and of a unit axis, for the 3x3 part)

@@ -6,10 +6,10 @@ import pytest
 
 pytest.importorskip("imgui_bundle", reason="the debugger needs imgui-bundle")
 
-from stadium.battler import PoseView  # noqa: E402
-from stadium.gfx import Graphics  # noqa: E402
-from stadium.roster import Roster  # noqa: E402
-from stadium.viewer import DEBUG_SCREEN, BattleViewer, Options  # noqa: E402
+from stadium.battle.battler import PoseView  # noqa: E402
+from stadium.render.gfx import Graphics  # noqa: E402
+from stadium.rig.roster import Roster  # noqa: E402
+from stadium.app.viewer import DEBUG_SCREEN, BattleViewer, Options  # noqa: E402
 
 ROSTER = Roster()
 SEED = 3

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from stadium import pack, species
-from stadium.species.build import FACES, SpeciesBuilder
+from stadium.rig import pack, species
+from stadium.rig.species.build import FACES, SpeciesBuilder
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets" / "species"
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from stadium import pack, rig
-from stadium.rig import StadiumRig, euler_matrix
+from stadium.rig import pack, rig
+from stadium.rig.rig import StadiumRig, euler_matrix
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSETS = ROOT / "assets" / "species"

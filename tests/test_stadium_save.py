@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from stadium.match import Match, script_setup
-from stadium.roster import Roster
+from stadium.battle.match import Match, script_setup
+from stadium.rig.roster import Roster
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "run_battle.py"
@@ -36,7 +36,7 @@ def mid_attack_step(seed: int) -> int:
 
 
 def default_teams():
-    from stadium.viewer import default_teams as teams
+    from stadium.app.viewer import default_teams as teams
 
     return teams(Roster())
 

@@ -1,11 +1,12 @@
 """base.h."""
-from ..base import check_cpu, get_version, hash64, is_cpu_backend_supported, result_name, simd_backend
+from ..core.base import (check_cpu, get_version, hash64, is_cpu_backend_supported, result_name,
+                         simd_backend)
 
-from ..errors import BuildReason, Result
-from ..limits import MAX_BONES as MANI_MAX_BONES
-from ..limits import MAX_NAME_BYTES as MANI_MAX_NAME_BYTES
-from ..limits import NO_BONE as MANI_NO_BONE
-from ..limits import NO_TRACK as MANI_NO_TRACK
+from ..core.errors import BuildReason, Result
+from ..core.limits import MAX_BONES as MANI_MAX_BONES
+from ..core.limits import MAX_NAME_BYTES as MANI_MAX_NAME_BYTES
+from ..core.limits import NO_BONE as MANI_NO_BONE
+from ..core.limits import NO_TRACK as MANI_NO_TRACK
 
 __constants__ = ["MANI_MAX_BONES", "MANI_MAX_NAME_BYTES", "MANI_NO_BONE", "MANI_NO_TRACK",
                  *(f"mani_{r.name}" for r in Result),

@@ -1,6 +1,6 @@
 """blend.h."""
-from ..blend import add_layers, blend_poses, build_mask, compute_pose_difference
-from ..errors import InvalidError
+from ..pose.blend import add_layers, blend_poses, build_mask, compute_pose_difference
+from ..core.errors import InvalidError
 
 __all__ = ["maniSkeleton_BlendPoses", "maniSkeleton_BuildMask",
            "maniSkeleton_ComputePoseDifference", "maniPose_AddLayers"]

@@ -1,7 +1,7 @@
 """build.h: the builder and the skeleton build (the other builds join with their headers)."""
-from ..builder import Builder, BuilderDef, default_builder_def
-from ..skeleton import build_skeleton
-from ..errors import InvalidError
+from ..core.builder import Builder, BuilderDef, default_builder_def
+from ..pose.skeleton import build_skeleton
+from ..core.errors import InvalidError
 
 __all__ = ["maniDefaultBuilderDef", "maniCreateBuilder", "maniDestroyBuilder",
            "maniBuilder_GetMisuse", "maniBuildSkeleton", "maniBuilder_CopyBuilt",

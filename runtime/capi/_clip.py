@@ -1,9 +1,9 @@
 """clip.h, with build.h's maniBuildClip and maniBuilder_MeasureClip."""
-from ..clip import MAX_SAMPLES as MANI_MAX_SAMPLES
-from ..clip import AdditiveBasis, Clip, ClipCursor, LoopPolicy, ZERO_EVENT, is_open
-from ..clip_build import build_clip, measure_clip
-from ..errors import InvalidError
-from ..limits import NO_TRACK
+from ..clip.clip import MAX_SAMPLES as MANI_MAX_SAMPLES
+from ..clip.clip import AdditiveBasis, Clip, ClipCursor, LoopPolicy, ZERO_EVENT, is_open
+from ..clip.build import build_clip, measure_clip
+from ..core.errors import InvalidError
+from ..core.limits import NO_TRACK
 
 maniLoopClamp, maniLoopRepeat = LoopPolicy.clamp, LoopPolicy.repeat
 maniAdditiveNone, maniAdditiveRest, maniAdditiveFirstFrame = (

@@ -7,20 +7,20 @@ root move) and fills `eventsOut` (a list) when one is given; maniGraphInstance_S
 the state's bytes, or writes them into `bytesOut` and returns their size; the scratch and
 memory arguments may be None (the library then uses its own).
 """
-from ..base import ABI_VERSION
-from ..errors import InvalidError
-from ..graph import Graph, is_open
-from ..graph_binding import GraphBinding, binding_size
-from ..graph_instance import GraphInstance
-from ..graph_limits import (GRAPH_EVENT_THRESHOLD, GRAPH_NONE, MAX_GRAPH_CHAIN_LIMIT, MAX_GRAPH_CLIPS,
-                            MAX_GRAPH_CONDITIONS, MAX_GRAPH_DATABASES, MAX_GRAPH_DEPTH,
-                            MAX_GRAPH_INPUTS, MAX_GRAPH_MODELS, MAX_GRAPH_NODES,
+from ..core.base import ABI_VERSION
+from ..core.errors import InvalidError
+from ..graph.file import Graph, is_open
+from ..graph.binding import GraphBinding, binding_size
+from ..graph.instance import GraphInstance
+from ..graph.limits import (GRAPH_EVENT_THRESHOLD, GRAPH_NONE, MAX_GRAPH_CHAIN_LIMIT,
+                            MAX_GRAPH_CLIPS, MAX_GRAPH_CONDITIONS, MAX_GRAPH_DATABASES,
+                            MAX_GRAPH_DEPTH, MAX_GRAPH_INPUTS, MAX_GRAPH_MODELS, MAX_GRAPH_NODES,
                             MAX_GRAPH_PARAMETERS, MAX_GRAPH_RETARGET_MAPS, MAX_GRAPH_SPRING_SETS,
                             MAX_GRAPH_SYNC_GROUPS, MAX_GRAPH_TIME_FACTOR, MAX_GRAPH_TRANSITIONS,
                             MAX_GRAPH_TRIANGLES, NO_PARAMETER)
-from ..graph_subset import GraphSubset, evaluate_subset, subset_size
-from ..limits import NO_TRACK
-from ..pose import Pose
+from ..graph.subset import GraphSubset, evaluate_subset, subset_size
+from ..core.limits import NO_TRACK
+from ..pose.pose import Pose
 
 MANI_GRAPH_NONE = GRAPH_NONE
 MANI_NO_PARAMETER = NO_PARAMETER

@@ -2,10 +2,10 @@
 
 Success returns None: the file (or, for maniWriteGraphJson, the UTF-8 text) is the
 builder's to copy (maniBuilder_CopyBuilt). maniBuildGraphJson takes a GraphNamedAssets
-(runtime.graph_json): the skeleton and the named clips and slots the text's names take.
+(runtime.graph.json.read): the skeleton and the named clips and slots the text's names take.
 """
-from ..graph_build import build_graph
-from ..graph_json import build_graph_json, write_graph_json
+from ..graph.build.build import build_graph
+from ..graph.json.read import build_graph_json, write_graph_json
 
 __all__ = ["maniBuildGraph", "maniWriteGraphJson", "maniBuildGraphJson"]
 

@@ -1,9 +1,9 @@
 """morph.h, and maniBuildMorphTargets of build.h."""
-from ..morph import (NO_CHANNEL, MorphTargets, apply_morph_targets, build_morph_targets,
-                     compute_target_weights)
+from ..deform.morph import (NO_CHANNEL, MorphTargets, apply_morph_targets, build_morph_targets,
+                            compute_target_weights)
 
-from ..morph import MAX_MORPH_ATTRIBUTES as MANI_MAX_MORPH_ATTRIBUTES
-from ..morph import NO_CHANNEL as MANI_NO_CHANNEL
+from ..deform.morph import MAX_MORPH_ATTRIBUTES as MANI_MAX_MORPH_ATTRIBUTES
+from ..deform.morph import NO_CHANNEL as MANI_NO_CHANNEL
 
 __constants__ = ["MANI_MAX_MORPH_ATTRIBUTES", "MANI_NO_CHANNEL"]
 __all__ = ["maniOpenMorphTargets", "maniMorphTargets_GetVertexCount",

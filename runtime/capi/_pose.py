@@ -1,8 +1,8 @@
 """pose.h."""
-from ..errors import InvalidError
-from ..pose import Pose, pose_size
-from ..skeleton import Skeleton
-from ..transform import IDENTITY, IDENTITY_AFFINE, decompose_affine
+from ..core.errors import InvalidError
+from ..pose.pose import Pose, pose_size
+from ..pose.skeleton import Skeleton
+from ..core.transform import IDENTITY, IDENTITY_AFFINE, decompose_affine
 
 __all__ = ["maniSkeleton_GetPoseSize", "maniInitPose", "maniPose_GetBoneCount", "maniPose_GetLocal",
            "maniPose_SetLocal", "maniPose_ReadLocals", "maniPose_WriteLocals", "maniPose_SetRest",

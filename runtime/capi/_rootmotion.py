@@ -1,6 +1,6 @@
 """rootmotion.h."""
-from ..rootmotion import (blend, compose, get_root_motion, identity_move, restore,
-                          root_motion_source)
+from ..clip.rootmotion import (blend, compose, get_root_motion, identity_move, restore,
+                               root_motion_source)
 
 __all__ = ["maniMakeRootMoveIdentity", "maniClip_GetRootMotion", "maniComposeRootMotion",
            "maniBlendRootMotion", "maniClip_RestoreRootMotion", "maniClip_GetRootMotionSource"]

@@ -1,7 +1,7 @@
 """skeleton.h."""
-from ..limits import NO_BONE
-from ..skeleton import Skeleton
-from ..transform import IDENTITY
+from ..core.limits import NO_BONE
+from ..pose.skeleton import Skeleton
+from ..core.transform import IDENTITY
 
 __all__ = ["maniOpenSkeleton", "maniSkeleton_GetBoneCount", "maniSkeleton_GetIdentity",
            "maniSkeleton_GetParent", "maniSkeleton_GetSubtreeEnd", "maniSkeleton_GetRest",

@@ -1,8 +1,8 @@
 """skin.h, and maniBuildSkin of build.h."""
-from ..limits import NO_BONE
-from ..pose import Pose
-from ..skin import Skin, build_skin, compute_palette
-from ..transform import IDENTITY_AFFINE
+from ..core.limits import NO_BONE
+from ..pose.pose import Pose
+from ..deform.skin import Skin, build_skin, compute_palette
+from ..core.transform import IDENTITY_AFFINE
 
 __all__ = ["maniOpenSkin", "maniSkin_GetJointCount", "maniSkin_GetSkeletonIdentity",
            "maniSkin_GetIdentity", "maniSkin_GetJoint", "maniSkin_GetInverseBind",

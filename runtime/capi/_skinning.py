@@ -1,10 +1,10 @@
 """skinning.h, and maniBuildInfluences and maniBuildCenters of build.h."""
-from ..errors import InvalidError
-from ..influences import Influences, build_centers, build_influences
-from ..skinning import (palette_to_dual_quaternions, palette_to_rows, skin_blended, skin_centers,
-                        skin_dual_quaternion, skin_linear)
+from ..core.errors import InvalidError
+from ..deform.influences import Influences, build_centers, build_influences
+from ..deform.skinning import (palette_to_dual_quaternions, palette_to_rows, skin_blended,
+                               skin_centers, skin_dual_quaternion, skin_linear)
 
-from ..influences import MAX_INFLUENCES as MANI_MAX_INFLUENCES
+from ..deform.influences import MAX_INFLUENCES as MANI_MAX_INFLUENCES
 
 __constants__ = ["MANI_MAX_INFLUENCES"]
 __all__ = ["maniOpenInfluences", "maniInfluences_GetVertexCount", "maniInfluences_GetPerVertex",

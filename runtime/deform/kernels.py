@@ -1,0 +1,447 @@
+"""Skinning's compiled kernel: one pass over a job's vertices, each vertex blended, moved and
+written on its own, so a vertex's bits never depend on the range or on the other vertices.
+
+A vertex reads its slots from the influences file as they are (a joint past the table
+reads row 0), sums its joints' rows of a per-joint table at their weights, makes a 3 x 4
+affine [A | t] of the sums, then moves its streams: positions to A p + t, directions to
+A d, normals to A's cofactor times n with the sign of A's determinant (the inverse
+transpose's direction, without dividing by it); directions and normals renormalized, zero
+where they collapse. A vertex of no influences is copied. The arithmetic is binary32, as
+the numpy code it replaced was (constants are float32 so nothing promotes), except each
+joint's rigid part for centers, worked out in binary64 and rounded once.
+
+Per-joint tables, a row a joint, that the methods sum:
+- linear: the palette, three rows of four (A_r0 A_r1 A_r2 t_r);
+- dual quaternion: the dual quaternion palette, q 0:4, d 4:8, S 8:20 (three rows of four,
+  the fourth 0); q and d summed in the hemisphere of the vertex's first joint, S as is;
+- blended: both; a vertex's blend b takes the linear affine where it is 0, the dual
+  quaternion one where it is 1, and (1 - b) M_linear + b M_dual between. Each is summed by
+  the same operations, in the same order, as by its own method, so b = 0 or 1 gives that
+  method's bits;
+- centers: the dual quaternion palette's q and S, and each joint's rigid part R_j
+  (row-major) and t_j, worked out at the start of the call;
+- rigid (linear skinning where every vertex has one joint at weight 1): each joint's A
+  (row-major), t, A's cofactors and determinant, worked out at the start of the call: what
+  the linear method works out vertex by vertex, the same bits, once a joint.
+
+A call moves one position, one normal and two direction streams at most, each a source
+and a target (vertices, 3) float32 array of any row stride, or None where there is none; it
+reads every source of a vertex before it writes any target, so a target may be its own
+source. Each method has a kernel of its own (SKIN), and each kernel compiles once for each
+mix of streams and layouts it meets (a C-contiguous array and a strided view are two
+types), then loads from the cache.
+
+Written for numba's code generation: device functions take scalars and tuples, or arrays
+in straight-line code only (numba reference-counts an array handed to a function with
+branches, on every call, which cost more than the arithmetic); indices are unsigned (numba
+adds a wraparound for negative values to every signed index); sums of different tables go
+in loops of their own (all at once, more values than the registers hold spill to memory).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.jit import kernel
+
+LINEAR, DUAL, BLENDED, CENTERS, RIGID = 0, 1, 2, 3, 4
+POSITION, NORMAL, DIRECTION = 0, 1, 2
+PALETTE_FLOATS, DUAL_FLOATS = 12, 20
+PARTS_FLOATS, RIGID_FLOATS = 12, 22     # the tables a call works out: rigid parts, table
+
+COLLAPSE = np.float32(1e-12)  # a direction or normal shorter than this after skinning becomes 0
+_ZERO = np.float32(0.0)
+_ONE = np.float32(1.0)
+_TWO = np.float32(2.0)
+_NEG_ZERO = np.float32(-0.0)  # the empty sum: -0 + x is x bit for bit, -0 included
+_ONE_SLOT = np.uint64(1)
+_EMPTY12 = (_NEG_ZERO,) * 12
+_EMPTY13 = (_NEG_ZERO,) * 13
+_EMPTY17 = (_NEG_ZERO,) * 17
+
+
+# ---- sums of table rows (straight-line: they take the table) ------------------------------
+
+@kernel
+def _sum12(acc, w, table, j):
+    """acc plus w times table[j, 0:12]."""
+    return (acc[0] + w * table[j, 0], acc[1] + w * table[j, 1], acc[2] + w * table[j, 2],
+            acc[3] + w * table[j, 3], acc[4] + w * table[j, 4], acc[5] + w * table[j, 5],
+            acc[6] + w * table[j, 6], acc[7] + w * table[j, 7], acc[8] + w * table[j, 8],
+            acc[9] + w * table[j, 9], acc[10] + w * table[j, 10], acc[11] + w * table[j, 11])
+
+
+@kernel
+def _sum_dual(acc, w, turned, dual, j):
+    """acc (q 4, d 4, S 9 row-major) plus dual quaternion row j: q and d at `turned` (the
+    weight, negated out of the first joint's hemisphere), S at w."""
+    return (acc[0] + turned * dual[j, 0], acc[1] + turned * dual[j, 1],
+            acc[2] + turned * dual[j, 2], acc[3] + turned * dual[j, 3],
+            acc[4] + turned * dual[j, 4], acc[5] + turned * dual[j, 5],
+            acc[6] + turned * dual[j, 6], acc[7] + turned * dual[j, 7],
+            acc[8] + w * dual[j, 8], acc[9] + w * dual[j, 9], acc[10] + w * dual[j, 10],
+            acc[11] + w * dual[j, 12], acc[12] + w * dual[j, 13], acc[13] + w * dual[j, 14],
+            acc[14] + w * dual[j, 16], acc[15] + w * dual[j, 17], acc[16] + w * dual[j, 18])
+
+
+@kernel
+def _sum_rotation(acc, w, turned, dual, j):
+    """_sum_dual without the dual part, which centers do not read: acc (q 4, S 9)."""
+    return (acc[0] + turned * dual[j, 0], acc[1] + turned * dual[j, 1],
+            acc[2] + turned * dual[j, 2], acc[3] + turned * dual[j, 3],
+            acc[4] + w * dual[j, 8], acc[5] + w * dual[j, 9], acc[6] + w * dual[j, 10],
+            acc[7] + w * dual[j, 12], acc[8] + w * dual[j, 13], acc[9] + w * dual[j, 14],
+            acc[10] + w * dual[j, 16], acc[11] + w * dual[j, 17], acc[12] + w * dual[j, 18])
+
+
+@kernel
+def _row(joints, s, v, rows):
+    """Slot s's joint of vertex v as a table row, unsigned: 0 for one past the table."""
+    j = np.uint64(joints[s, v])
+    return j * np.uint64(j < rows)
+
+
+@kernel
+def _quaternion(dual, j):
+    """Dual quaternion row j's rotation quaternion."""
+    return dual[j, 0], dual[j, 1], dual[j, 2], dual[j, 3]
+
+
+@kernel
+def _turned(w, dual, j, lead):
+    """w, negated when row j's quaternion points away from `lead` (the first joint's)."""
+    dot = ((dual[j, 0] * lead[0] + dual[j, 1] * lead[1])
+           + dual[j, 2] * lead[2]) + dual[j, 3] * lead[3]
+    return -w if dot < _ZERO else w
+
+
+# ---- affines from the sums ---------------------------------------------------------------
+
+@kernel
+def _apply(a, x, y, z):
+    """a (3 x 3, row-major) times (x, y, z)."""
+    return ((a[0] * x + a[1] * y) + a[2] * z, (a[3] * x + a[4] * y) + a[5] * z,
+            (a[6] * x + a[7] * y) + a[8] * z)
+
+
+@kernel
+def _times(r, s):
+    """r s, 3 x 3 row-major each."""
+    return ((r[0] * s[0] + r[1] * s[3]) + r[2] * s[6], (r[0] * s[1] + r[1] * s[4]) + r[2] * s[7],
+            (r[0] * s[2] + r[1] * s[5]) + r[2] * s[8],
+            (r[3] * s[0] + r[4] * s[3]) + r[5] * s[6], (r[3] * s[1] + r[4] * s[4]) + r[5] * s[7],
+            (r[3] * s[2] + r[4] * s[5]) + r[5] * s[8],
+            (r[6] * s[0] + r[7] * s[3]) + r[8] * s[6], (r[6] * s[1] + r[7] * s[4]) + r[8] * s[7],
+            (r[6] * s[2] + r[7] * s[5]) + r[8] * s[8])
+
+
+@kernel
+def _rotation(x, y, z, w):
+    """R(q) of an unnormalized quaternion, row-major, and 1 / |q|^2:
+    (2 (q_i q_j +- w q_k), and 2 (q_i^2 + w^2) - |q|^2 on the diagonal) / |q|^2, one
+    division for the lot."""
+    norm = ((x * x + y * y) + z * z) + w * w
+    inverse = _ONE / norm
+    ww = w * w
+    return ((_TWO * (x * x + ww) - norm) * inverse, _TWO * (x * y - z * w) * inverse,
+            _TWO * (x * z + y * w) * inverse,
+            _TWO * (x * y + z * w) * inverse, (_TWO * (y * y + ww) - norm) * inverse,
+            _TWO * (y * z - x * w) * inverse,
+            _TWO * (x * z - y * w) * inverse, _TWO * (y * z + x * w) * inverse,
+            (_TWO * (z * z + ww) - norm) * inverse), inverse
+
+
+@kernel
+def _linear_affine(m):
+    """[A | t] of a palette row's layout."""
+    return (m[0], m[1], m[2], m[4], m[5], m[6], m[8], m[9], m[10]), (m[3], m[7], m[11])
+
+
+@kernel
+def _dual_affine(dq):
+    """From the sums (q, d, S): A = R(q) S, t the dual part's translation
+    2 (w d_v - d_w v + v x d_v) / |q|^2."""
+    x, y, z, w, dx, dy, dz, dw = dq[0], dq[1], dq[2], dq[3], dq[4], dq[5], dq[6], dq[7]
+    r, inverse = _rotation(x, y, z, w)
+    return _times(r, dq[8:17]), (_TWO * (((dx * w - dw * x) + dz * y) - dy * z) * inverse,
+                                 _TWO * (((dy * w - dw * y) + dx * z) - dz * x) * inverse,
+                                 _TWO * (((dz * w - dw * z) + dy * x) - dx * y) * inverse)
+
+
+@kernel
+def _centers_affine(qs, rigid, cx, cy, cz):
+    """From the sums (q, S) and (sum w_j R_j, sum w_j t_j): A = R(q) S, and t carrying the
+    scaled center S c where the joints' rigid parts, blended linearly, take it, less R S c:
+    v' = R (S v - S c) + sum w_j (R_j S c + t_j), t = (sum w_j R_j - R) S c + sum w_j t_j."""
+    r, _ = _rotation(qs[0], qs[1], qs[2], qs[3])
+    s = qs[4:13]
+    sx, sy, sz = _apply(s, cx, cy, cz)
+    m = rigid
+    x, y, z = _apply((m[0] - r[0], m[1] - r[1], m[2] - r[2], m[3] - r[3], m[4] - r[4],
+                      m[5] - r[5], m[6] - r[6], m[7] - r[7], m[8] - r[8]), sx, sy, sz)
+    return _times(r, s), (x + m[9], y + m[10], z + m[11])
+
+
+@kernel
+def _mix(a, t, a2, t2, b):
+    """(1 - b) [a | t] + b [a2 | t2]."""
+    rest = _ONE - b
+    return ((a[0] * rest + a2[0] * b, a[1] * rest + a2[1] * b, a[2] * rest + a2[2] * b,
+             a[3] * rest + a2[3] * b, a[4] * rest + a2[4] * b, a[5] * rest + a2[5] * b,
+             a[6] * rest + a2[6] * b, a[7] * rest + a2[7] * b, a[8] * rest + a2[8] * b),
+            (t[0] * rest + t2[0] * b, t[1] * rest + t2[1] * b, t[2] * rest + t2[2] * b))
+
+
+@kernel
+def _cofactors(a):
+    """A's cofactors C_rc = A[r+1][c+1] A[r+2][c+2] - A[r+1][c+2] A[r+2][c+1] (indices mod
+    3), row-major, and its determinant (A's row 0 against C's)."""
+    c = (a[4] * a[8] - a[5] * a[7], a[5] * a[6] - a[3] * a[8], a[3] * a[7] - a[4] * a[6],
+         a[7] * a[2] - a[8] * a[1], a[8] * a[0] - a[6] * a[2], a[6] * a[1] - a[7] * a[0],
+         a[1] * a[5] - a[2] * a[4], a[2] * a[3] - a[0] * a[5], a[0] * a[4] - a[1] * a[3])
+    return c, (a[0] * c[0] + a[1] * c[1]) + a[2] * c[2]
+
+
+@kernel
+def _unit(x, y, z, flip):
+    """(x, y, z) times the reciprocal of its length (negated when `flip`): one division,
+    not three; zero when it collapses."""
+    length = np.sqrt((x * x + y * y) + z * z)
+    if length <= COLLAPSE:                      # NaN goes on to the division, and stays
+        return _ZERO, _ZERO, _ZERO
+    inverse = (-_ONE if flip else _ONE) / length
+    return x * inverse, y * inverse, z * inverse
+
+
+@kernel
+def _rigid_parts(dual, out):
+    """out (joints, 12): each joint's rigid part, from its unit quaternion q and dual part d
+    in binary64, rounded once: R(q) row-major, then t = 2 (w d_v - d_w v + v x d_v)."""
+    for j in range(dual.shape[0]):
+        x, y, z, w = (np.float64(dual[j, 0]), np.float64(dual[j, 1]), np.float64(dual[j, 2]),
+                      np.float64(dual[j, 3]))
+        dx, dy, dz, dw = (np.float64(dual[j, 4]), np.float64(dual[j, 5]),
+                          np.float64(dual[j, 6]), np.float64(dual[j, 7]))
+        out[j, 0] = 1.0 - 2.0 * (y * y + z * z)
+        out[j, 1] = 2.0 * (x * y - w * z)
+        out[j, 2] = 2.0 * (x * z + w * y)
+        out[j, 3] = 2.0 * (x * y + w * z)
+        out[j, 4] = 1.0 - 2.0 * (x * x + z * z)
+        out[j, 5] = 2.0 * (y * z - w * x)
+        out[j, 6] = 2.0 * (x * z - w * y)
+        out[j, 7] = 2.0 * (y * z + w * x)
+        out[j, 8] = 1.0 - 2.0 * (x * x + y * y)
+        out[j, 9] = 2.0 * ((w * dx - dw * x) + (y * dz - z * dy))
+        out[j, 10] = 2.0 * ((w * dy - dw * y) + (z * dx - x * dz))
+        out[j, 11] = 2.0 * ((w * dz - dw * z) + (x * dy - y * dx))
+
+
+@kernel
+def _rigid_table(palette, out):
+    """out (joints, 22): each palette row's A, t, A's cofactors and determinant."""
+    for j in range(palette.shape[0]):
+        a, t = _linear_affine(_sum12(_EMPTY12, _ONE, palette, j))
+        c, det = _cofactors(a)
+        for i in range(9):
+            out[j, i] = a[i]
+            out[j, 12 + i] = c[i]
+        for i in range(3):
+            out[j, 9 + i] = t[i]
+        out[j, 21] = det
+
+
+@kernel
+def _rigid_row(table, j):
+    """A, t, A's cofactors and determinant from row j of a rigid table."""
+    return ((table[j, 0], table[j, 1], table[j, 2], table[j, 3], table[j, 4], table[j, 5],
+             table[j, 6], table[j, 7], table[j, 8]), (table[j, 9], table[j, 10], table[j, 11]),
+            (table[j, 12], table[j, 13], table[j, 14], table[j, 15], table[j, 16], table[j, 17],
+             table[j, 18], table[j, 19], table[j, 20]), table[j, 21])
+
+
+# ---- the pass ----------------------------------------------------------------------------
+
+def _pass(method):
+    """The pass, compiled for one method: numba takes `method`, a closure's constant, as a
+    constant, so each kernel holds its own method's code (others' values kept live across
+    the loop would cost linear skinning 40%), as it takes an absent stream's None."""
+
+    @kernel
+    def skin(first, end, joints, weights, counts, palette, dual, work, centers, blend,
+             ps, pt, ns, nt, ds0, dt0, ds1, dt1):
+        """Skins vertices [first, end) with the method's per-joint tables: the palette's
+        rows (joints, 12) and the dual quaternion palette (joints, 20), and `work`, the
+        rigid table (joints, 22) or the rigid parts (joints, 12) the call works out first;
+        and with centers (vertices, 3) and blend (vertices,); each None where the method
+        does not read it. Positions go from ps to pt, normals from ns to nt, directions
+        from ds0 to dt0 and ds1 to dt1, each pair None when absent."""
+        if method == RIGID:
+            _rigid_table(palette, work)
+        if method == CENTERS:
+            _rigid_parts(dual, work)
+        slots = np.uint64(joints.shape[0])
+        rows = np.uint64((dual if palette is None else palette).shape[0])
+        for v in range(np.uint64(first), np.uint64(end)):   # unsigned: no wraparound
+            if ps is not None:                  # every source before any target
+                px, py, pz = ps[v, 0], ps[v, 1], ps[v, 2]
+            if ns is not None:
+                nx, ny, nz = ns[v, 0], ns[v, 1], ns[v, 2]
+            if ds0 is not None:
+                ax, ay, az = ds0[v, 0], ds0[v, 1], ds0[v, 2]
+            if ds1 is not None:
+                bx, by, bz = ds1[v, 0], ds1[v, 1], ds1[v, 2]
+            count = min(np.uint64(counts[v]), slots)
+            if count == 0:
+                if ps is not None:
+                    pt[v, 0], pt[v, 1], pt[v, 2] = px, py, pz
+                if ns is not None:
+                    nt[v, 0], nt[v, 1], nt[v, 2] = nx, ny, nz
+                if ds0 is not None:
+                    dt0[v, 0], dt0[v, 1], dt0[v, 2] = ax, ay, az
+                if ds1 is not None:
+                    dt1[v, 0], dt1[v, 1], dt1[v, 2] = bx, by, bz
+                continue
+            lead = _row(joints, 0, v, rows)
+            if method == RIGID:
+                a, t, c, det = _rigid_row(work, lead)
+            else:
+                # the joints' rows summed at their weights, a loop for a few sums; the
+                # first joint is in its own hemisphere
+                linear, sums, turn, rigid = _EMPTY12, _EMPTY17, _EMPTY13, _EMPTY12
+                if method == LINEAR or method == BLENDED:
+                    for s in range(count):
+                        linear = _sum12(linear, weights[s, v], palette, _row(joints, s, v, rows))
+                if method == DUAL or method == BLENDED:
+                    q, w = _quaternion(dual, lead), weights[0, v]
+                    sums = _sum_dual(sums, w, w, dual, lead)
+                    for s in range(_ONE_SLOT, count):
+                        j, w = _row(joints, s, v, rows), weights[s, v]
+                        sums = _sum_dual(sums, w, _turned(w, dual, j, q), dual, j)
+                if method == CENTERS:
+                    q, w = _quaternion(dual, lead), weights[0, v]
+                    turn = _sum_rotation(turn, w, w, dual, lead)
+                    for s in range(_ONE_SLOT, count):
+                        j, w = _row(joints, s, v, rows), weights[s, v]
+                        turn = _sum_rotation(turn, w, _turned(w, dual, j, q), dual, j)
+                    for s in range(count):
+                        rigid = _sum12(rigid, weights[s, v], work, _row(joints, s, v, rows))
+                # the affine [a | t]
+                if method == DUAL:
+                    a, t = _dual_affine(sums)
+                elif method == CENTERS:
+                    a, t = _centers_affine(turn, rigid, centers[v, 0], centers[v, 1],
+                                           centers[v, 2])
+                else:
+                    a, t = _linear_affine(linear)
+                    b = blend[v] if method == BLENDED else _ZERO
+                    if b == _ONE:
+                        a, t = _dual_affine(sums)
+                    elif b != _ZERO:
+                        a_dual, t_dual = _dual_affine(sums)
+                        a, t = _mix(a, t, a_dual, t_dual, b)
+                if ns is not None:
+                    c, det = _cofactors(a)
+            # the streams
+            if ps is not None:
+                x, y, z = _apply(a, px, py, pz)
+                pt[v, 0], pt[v, 1], pt[v, 2] = x + t[0], y + t[1], z + t[2]
+            if ns is not None:
+                x, y, z = _apply(c, nx, ny, nz)
+                nt[v, 0], nt[v, 1], nt[v, 2] = _unit(x, y, z, det < _ZERO)
+            if ds0 is not None:
+                x, y, z = _apply(a, ax, ay, az)
+                dt0[v, 0], dt0[v, 1], dt0[v, 2] = _unit(x, y, z, False)
+            if ds1 is not None:
+                x, y, z = _apply(a, bx, by, bz)
+                dt1[v, 0], dt1[v, 1], dt1[v, 2] = _unit(x, y, z, False)
+
+    return skin
+
+
+SKIN = {method: _pass(method) for method in (LINEAR, DUAL, BLENDED, CENTERS, RIGID)}
+
+
+# ---- the dual quaternion palette ---------------------------------------------------------
+
+_SWEEPS = 32                 # Jacobi sweeps at most (a handful converge)
+_CONVERGED = 1e-36           # off-diagonal mass, relative to K's, taken as converged
+
+@kernel
+def _rotation_quaternion(a, k, e):
+    """The unit quaternion (x, y, z, w), w >= 0, of the rotation R maximizing tr(R^T A),
+    A = a[:, :3]: the polar decomposition's rotation, or, where det A < 0, the rotation
+    nearest it (an SVD's U diag(1, 1, -1) V^T), the mirror left to S. That R's quaternion is
+    the eigenvector of the 4 x 4 symmetric K with q^T K q = tr(R(q)^T A) for the largest
+    eigenvalue (Davenport's q-method), found by cyclic Jacobi rotations in binary64. k and
+    e are 4 x 4 work: K, then its eigenvectors in e's columns, order w x y z."""
+    k[0, 0] = a[0, 0] + a[1, 1] + a[2, 2]
+    k[1, 1] = a[0, 0] - a[1, 1] - a[2, 2]
+    k[2, 2] = -a[0, 0] + a[1, 1] - a[2, 2]
+    k[3, 3] = -a[0, 0] - a[1, 1] + a[2, 2]
+    k[0, 1] = k[1, 0] = a[2, 1] - a[1, 2]
+    k[0, 2] = k[2, 0] = a[0, 2] - a[2, 0]
+    k[0, 3] = k[3, 0] = a[1, 0] - a[0, 1]
+    k[1, 2] = k[2, 1] = a[0, 1] + a[1, 0]
+    k[1, 3] = k[3, 1] = a[0, 2] + a[2, 0]
+    k[2, 3] = k[3, 2] = a[1, 2] + a[2, 1]
+    scale = 0.0
+    for i in range(4):
+        for j in range(4):
+            e[i, j] = 1.0 if i == j else 0.0
+            scale += k[i, j] * k[i, j]
+    for _ in range(_SWEEPS):
+        off = 0.0
+        for p in range(3):
+            for q in range(p + 1, 4):
+                off += k[p, q] * k[p, q]
+        if off <= _CONVERGED * scale:       # quadratic convergence: a sweep or two past this
+            break
+        for p in range(3):
+            for q in range(p + 1, 4):
+                if k[p, q] == 0.0:
+                    continue
+                theta = (k[q, q] - k[p, p]) / (2.0 * k[p, q])
+                t = (1.0 if theta >= 0 else -1.0) / (abs(theta) + np.sqrt(theta * theta + 1.0))
+                c = 1.0 / np.sqrt(t * t + 1.0)
+                s = t * c
+                for r in range(4):          # K J, then J^T (K J), and E J
+                    kp, kq = k[r, p], k[r, q]
+                    k[r, p], k[r, q] = c * kp - s * kq, s * kp + c * kq
+                for r in range(4):
+                    kp, kq = k[p, r], k[q, r]
+                    k[p, r], k[q, r] = c * kp - s * kq, s * kp + c * kq
+                    ep, eq = e[r, p], e[r, q]
+                    e[r, p], e[r, q] = c * ep - s * eq, s * ep + c * eq
+    best = 0
+    for i in range(1, 4):
+        if k[i, i] > k[best, best]:
+            best = i
+    w, x, y, z = e[0, best], e[1, best], e[2, best], e[3, best]
+    length = np.sqrt(((w * w + x * x) + y * y) + z * z)
+    sign = -1.0 if w < 0 else 1.0
+    return sign * x / length, sign * y / length, sign * z / length, sign * w / length
+
+
+@kernel
+def dual_quaternions(palette, out):
+    """out (joints, 20) from palette (joints, 3, 4), binary64 then rounded: each A = R S as
+    R's quaternion q (w >= 0), the dual part q_t q / 2 (q_t the translation as a pure
+    quaternion), and S = R^T A, three rows of four (the fourth 0)."""
+    k = np.empty((4, 4))
+    e = np.empty((4, 4))
+    for j in range(palette.shape[0]):
+        a = palette[j]
+        x, y, z, w = _rotation_quaternion(a, k, e)
+        r = (1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - w * z), 2.0 * (x * z + w * y),
+             2.0 * (x * y + w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - w * x),
+             2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y))
+        tx, ty, tz = a[0, 3], a[1, 3], a[2, 3]
+        out[j, 0], out[j, 1], out[j, 2], out[j, 3] = x, y, z, w
+        out[j, 4] = 0.5 * (w * tx + (ty * z - tz * y))
+        out[j, 5] = 0.5 * (w * ty + (tz * x - tx * z))
+        out[j, 6] = 0.5 * (w * tz + (tx * y - ty * x))
+        out[j, 7] = -0.5 * ((tx * x + ty * y) + tz * z)
+        for row in range(3):                # S = R^T A
+            for col in range(3):
+                out[j, 8 + 4 * row + col] = ((r[row] * a[0, col] + r[3 + row] * a[1, col])
+                                             + r[6 + row] * a[2, col])
+            out[j, 11 + 4 * row] = 0.0

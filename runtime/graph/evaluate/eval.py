@@ -1,0 +1,241 @@
+"""maniGraphInstance_Evaluate and EvaluateSubset, for one instance or many of one binding.
+
+Each node of weight above 0, in order, writes its slot: a clip sampled at its playhead; a
+blend, a space or a machine blending its weighted inputs by the shares the update kept; a
+mask or a one-shot blending base and overlay bone by bone; an additive layer adding its
+difference; a select, time scale or seek passing its input on; an inertialize node putting
+its decaying offset (or its dead blend) onto its input; a pose parameter's pose. Then the
+output's slot is the pose. An instance never updated gives the rest pose.
+
+Instances are lanes: each node is one compiled kernel call (graph/evaluate/kernels.py) over every
+lane, writing the lanes that weigh it, so a hundred instances cost the calls of one, and one
+instance is simply a batch of one. What each node's call takes (its slots, inputs, clip
+samples, masks, on the bones evaluated) is worked out once per binding and subset plan, as
+its step. Under a subset plan the bones are the plan's only; each bone's arithmetic being
+the same, the planned bones come out bit for bit as a full evaluation writes them, and an
+inertialize node keeps and updates its poses on those bones only.
+"""
+from __future__ import annotations
+
+import threading
+import weakref
+
+import numpy as np
+
+from . import kernels as K
+from ...core.errors import CapacityError, InvalidError
+from ..source import InertializeMethod, NodeKind
+from ...pose.pose import Pose
+
+_FULL = weakref.WeakKeyDictionary()         # binding -> its full evaluation's steps
+
+
+class _Lanes:
+    """One evaluation's instances, their scalars (lanes, scalars) and slots."""
+
+    __slots__ = ("insts", "S", "slots", "own")
+
+    def __init__(self, insts, S, slots):
+        self.insts = insts
+        self.S = S
+        self.slots = slots
+        self.own = len(insts) == 1       # S is the instance's own (written in place)
+
+
+class Steps:
+    """What an evaluation of a binding's graph runs, on some bones: each node's step (a
+    function of the lanes) in node order, then the output."""
+
+    def __init__(self, b, bones: np.ndarray):
+        self.rows = bones
+        self.rests = np.ascontiguousarray(b.rests_soa[:, bones])
+        self.count = b.graph.slot_count + 1         # the graph's slots, then the rest pose
+        self.size = b.layout.size
+        self.local = threading.local()              # each thread's working arrays
+        self.output = b.graph.nodes[-1].slot
+        self.last = b.layout.nodes[-1]
+        self.nodes = [_MAKE[node.kind](b, self, k, node) for k, node in enumerate(b.graph.nodes)]
+
+
+def steps(b, plan=None) -> Steps:
+    """A binding's steps, for every bone or a plan's (made on first use, then kept)."""
+    if plan is not None:
+        if plan.evaluation is None:
+            plan.evaluation = Steps(b, plan.bones)
+        return plan.evaluation
+    got = _FULL.get(b)
+    if got is None:
+        got = _FULL[b] = Steps(b, np.arange(b.skeleton.bone_count, dtype=np.intp))
+    return got
+
+
+def evaluate(inst, out: Pose, scratch=None, plan=None) -> None:
+    """One instance's pose (all bones, or the plan's) into `out`; the model left stale."""
+    if not isinstance(out, Pose) or not out.of(inst.binding.skeleton):
+        raise InvalidError("not a pose of the graph's skeleton")
+    evaluate_lanes([inst], out.locals[None], scratch, plan)
+    out.mark_kind(False)
+
+
+def evaluate_lanes(insts: list, locals_: np.ndarray, scratch=None, plan=None) -> None:
+    """Lane k's pose into locals_[k] (lanes, bones, 10)."""
+    b = insts[0].binding
+    st = steps(b, plan)
+    m = len(insts)
+    slots = _slots(b, st, scratch, m)
+    S = insts[0].S[None] if m == 1 else np.stack([inst.S for inst in insts], out=_mine(st, "S", m))
+    e = _Lanes(insts, S, slots)
+    for step in st.nodes:
+        step(e)
+    K.write_out(S, st.last, e.slots, st.output, st.rows, locals_)
+
+
+def _mine(st: Steps, what: str, m: int) -> np.ndarray:
+    """This thread's slots (filled with the rest pose once) or lanes' scalars, for m lanes."""
+    mine = st.local.__dict__.setdefault(what, {})
+    got = mine.get(m)
+    if got is None:
+        if len(mine) > 8:
+            mine.clear()
+        if what == "S":
+            got = mine[m] = np.empty((m, st.size))
+        else:
+            got = mine[m] = np.empty((st.count, 10, m, st.rows.size), dtype=np.float32)
+            got[...] = st.rests[:, None, :]
+    return got
+
+
+def _slots(b, st: Steps, scratch, m: int) -> np.ndarray:
+    """The slots, (slots + 1, 10, lanes, bones), the last the rest pose: this thread's own, or
+    the caller's scratch filled with the rest pose (so a lane a node does not weigh still
+    reads finite values)."""
+    if scratch is None:
+        return _mine(st, "slots", m)
+    try:
+        buf = np.frombuffer(scratch, dtype=np.uint8)
+    except (TypeError, ValueError) as exc:
+        raise InvalidError(f"scratch not a writable buffer: {exc}") from None
+    if not buf.flags.writeable:
+        raise InvalidError("scratch is read-only")
+    if buf.ctypes.data % 8:
+        raise InvalidError("scratch not aligned to 8")
+    need = b.scratch_bytes * m
+    if buf.size < need:
+        raise CapacityError(f"{buf.size} bytes of scratch for {need}", size=need)
+    nb = st.rows.size
+    slots = buf[:40 * st.count * m * nb].view(np.float32).reshape(st.count, 10, m, nb)
+    slots[...] = st.rests[:, None, :]
+    return slots
+
+
+# ---- each kind's step --------------------------------------------------------------------------------------
+def _clip(b, st, k, node):
+    r = b.runs[k]
+    clip = r.clip
+    if r.whole:         # the binding's side-by-side samples, every bone tracked
+        samples, dots, offset, rows, fill = b.all_samples, b.all_dots, r.offset, st.rows, st.rests
+    else:               # its own, the bones it does not track filled
+        where = np.full(b.skeleton.bone_count, -1, dtype=np.intp)
+        where[r.tracked] = np.arange(r.tracked.size)
+        samples, dots, offset = r.samples_soa, r.dots, 0
+        rows, fill = where[st.rows], np.ascontiguousarray(r.fill_soa[:, st.rows])
+    dense = bool(np.array_equal(rows, np.arange(samples.shape[2])))
+    args = (r.base, samples, dots, offset, float(clip.sample_rate), float(clip.duration),
+            int(clip.sample_count - 1), rows, dense, fill)
+    return lambda e: K.sample_clip(e.S, *args, e.slots, node.slot)
+
+
+def _blend(b, st, k, node):
+    return _mix(b, st, k, node, node.inputs, b.layout.nodes[k] + 2,
+                node.kind == NodeKind.blend and node.data.direct)
+
+
+def _machine(b, st, k, node):
+    m = b.runs[k]
+    return _mix(b, st, k, node, m.states, m.at["shares"], False)
+
+
+def _mix(b, st, k, node, inputs, at, direct):
+    bases = np.array([b.layout.nodes[i] for i in inputs], dtype=np.intp)
+    ids = np.array([b.graph.nodes[i].slot for i in inputs], dtype=np.intp)
+    base = b.layout.nodes[k]
+    return lambda e: K.mix(e.S, base, at, bases, ids, direct, e.slots, node.slot)
+
+
+def _input_slots(b, node):
+    return [b.graph.nodes[i].slot for i in node.inputs]
+
+
+def _mask(b, st, k, node):
+    _, most, base_most, _, m, rest = b.runs[k]
+    over, under = np.ascontiguousarray(m[st.rows]), np.ascontiguousarray(rest[st.rows])
+    x, y = _input_slots(b, node)
+    base = b.layout.nodes[k]
+    return lambda e: K.mask(e.S, base, x, y, over, under, most, base_most, e.slots, node.slot)
+
+
+def _one_shot(b, st, k, node):
+    _, most, _, _, m, _ = b.runs[k]
+    over = np.ascontiguousarray(m[st.rows])
+    x, y = _input_slots(b, node)
+    base = b.layout.nodes[k]
+    return lambda e: K.one_shot(e.S, base, x, y, over, most, e.slots, node.slot)
+
+
+def _additive(b, st, k, node):
+    x, y = _input_slots(b, node)
+    base, layer = b.layout.nodes[k], b.layout.nodes[node.inputs[1]]
+    return lambda e: K.additive(e.S, base, layer, x, y, e.slots, node.slot)
+
+
+def _select(b, st, k, node):
+    ids = np.array(_input_slots(b, node), dtype=np.intp)
+    base = b.layout.nodes[k]
+    return lambda e: K.select(e.S, base, ids, e.slots, node.slot)
+
+
+def _pass(b, st, k, node):
+    src = b.graph.nodes[node.inputs[0]].slot
+    base = b.layout.nodes[k]
+    return lambda e: K.copy_input(e.S, base, e.slots, src, node.slot)
+
+
+def _pose_parameter(b, st, k, node):
+    p = node.data.parameter
+    at = b.parameter_base + 4 * p
+    index = b.layout.pose_parameters[p]
+    base = b.layout.nodes[k]
+
+    def step(e):
+        S = e.S
+        for lane, inst in enumerate(e.insts):
+            if S[lane, base] > 0.0:
+                e.slots[node.slot, :, lane] = inst.A[index][st.rows].T if S[lane, at] != 0.0 else st.rests
+    return step
+
+
+def _inertialize(b, st, k, node):
+    d = node.data
+    base = b.layout.nodes[k]
+    at = base + 2
+    first = b.layout.inertial_poses[k]
+    src = b.graph.nodes[node.inputs[0]].slot
+    dead = d.method == InertializeMethod.dead_blending
+
+    def step(e):
+        S = e.S
+        for lane, inst in enumerate(e.insts):
+            if S[lane, base] > 0.0:
+                K.inertialize(S[lane], at, dead, d.half_life_scale, d.half_life_min, d.half_life_max,
+                              inst.A, first, st.rows, e.slots, src, lane, node.slot)
+                if not e.own:           # what it keeps, into the instance's own scalars
+                    inst.S[at:at + 10] = S[lane, at:at + 10]
+    return step
+
+
+_MAKE = {NodeKind.clip: _clip, NodeKind.blend: _blend, NodeKind.blend_1d: _blend,
+         NodeKind.blend_2d_banded: _blend, NodeKind.blend_2d_triangulated: _blend,
+         NodeKind.mask: _mask, NodeKind.additive: _additive, NodeKind.select: _select,
+         NodeKind.time_scale: _pass, NodeKind.seek: _pass, NodeKind.state_machine: _machine,
+         NodeKind.one_shot: _one_shot, NodeKind.inertialize: _inertialize,
+         NodeKind.pose_parameter: _pose_parameter}

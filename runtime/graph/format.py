@@ -1,0 +1,537 @@
+"""The graph file's layout, and each node kind's data: encoded by the build, decoded and
+checked by the open, so the two can never disagree about a word.
+
+The graph file (container kind 7, format version 1), every number little-endian:
+
+    GRPH  header, 64 bytes:
+            0  u64  identity of the skeleton the graph was built against
+            8  u64  identity of the mirror map (0: none)
+           16  u32  bones of that skeleton
+           20  u32  nodes N (1 to MAX_GRAPH_NODES), the output the last
+           24  u32  parameters, clip slots, sync groups, database slots, model slots,
+                    spring set slots, retargeting map slots (seven counts)
+           52  u32  pose slots (1 to N)
+           56  u32  condition event names
+           60  u32  masks
+    PARM  per parameter 32 bytes: u32 type, u32 flags (1 bounded), the default as four
+          32-bit words (f32, or i32 for bool, trigger and int), the bounds (two words)
+    P...  parameter names (core/names.py: POFF PNAM PHSH PSRT)
+    CLPS  per clip slot 24 bytes: u64 clip identity, u32 map slot (NO_TRACK: none), u32
+          flags (1 additive clip, 2 all events), u32 reserved 0 twice
+    C...  clip slot names;  Y...  sync group names
+    DBSL  per database slot 16 bytes: u64 identity, u32 first and u32 count in DBCL
+    DBCL  u32[]: the clip slots each database slot lists
+    MDSL  u64 per model slot;  SPSL  u64 per spring set slot
+    D..., M..., S...  their names
+    RMAP  per retargeting map slot 16 bytes: u64 map identity, u64 source skeleton identity
+    NODE  per node 32 bytes: u32 kind, u32 flags (1 gives a difference, 2 mirrored), u32
+          place in the source, u32 first input and u32 input count (in INPT), u32 first word
+          and u32 word count (in NDAT), u32 pose slot
+    INPT  u32[]: every node's inputs, each an earlier node
+    NDAT  32-bit words: each node's data, as the table below lays it out
+    MASK  f32[masks, bones]: mask weights, 0 to 1
+    E...  the names transition conditions wait for as events
+
+Node data (NONE = GRAPH_NONE / NO_PARAMETER; f: f32, i: i32, others u32):
+
+    clip          slot, sync group or NONE, leader 0/1, loop (ClipLoop), f speed
+    blend         direct 0/1, then per input: f weight, float parameter or NONE
+    blend_1d      float parameter, f period, then f x per point
+    banded        x parameter, y parameter, polar 0/1, then f x, f y per point
+    triangulated  x parameter, y parameter, triangle count T, then f x, f y per point,
+                  then three point indices per triangle
+    mask          mask
+    additive      f weight, float parameter or NONE
+    select        int or bool parameter
+    time_scale    f scale, float parameter or NONE
+    seek          f time, trigger
+    state_machine entry state, chain limit (1 to MAX_GRAPH_CHAIN_LIMIT), transitions T,
+                  finals F, F final states, then per transition: source state or NONE,
+                  target state, i priority, interruption, entry mode, fade curve,
+                  f duration, f cooldown, conditions C, then per condition: kind, parameter
+                  or event name or NONE, compare op, value (f, or i for int and bool)
+    one_shot      trigger, fade-out trigger or NONE, abort trigger or NONE, curve,
+                  f fade in, f fade out, mask or NONE
+    inertialize   trigger or NONE, method, f duration, f half-life scale, f half-life min,
+                  f half-life max
+    pose_param    pose parameter
+"""
+from __future__ import annotations
+
+import math
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..core.errors import FormatError
+from .limits import (GRAPH_NONE, MAX_GRAPH_CHAIN_LIMIT, MAX_GRAPH_CONDITIONS, MAX_GRAPH_INPUTS,
+                     MAX_GRAPH_SECONDS, MAX_GRAPH_TIME_FACTOR, MAX_GRAPH_TRANSITIONS,
+                     MAX_GRAPH_TRIANGLES)
+from .source import (ClipLoop, CompareOp, ConditionKind, Curve, EntryMode, InertializeMethod,
+                     Interruption, NodeKind, ParameterType)
+
+FORMAT_VERSION = 1
+FORMAT_MINOR = 0
+HEADER = struct.Struct("<QQIIIIIIIIIIII")
+PARAMETER = struct.Struct("<II4I2I")
+CLIP_SLOT = struct.Struct("<QIIII")
+DATABASE_SLOT = struct.Struct("<QII")
+MAP_SLOT = struct.Struct("<QQ")
+NODE = struct.Struct("<8I")
+
+AT_SKELETON, AT_MIRROR, AT_BONES, AT_NODES, AT_PARAMETERS, AT_CLIPS, AT_SYNC, AT_DATABASES, \
+    AT_MODELS, AT_SPRINGS, AT_MAPS, AT_SLOTS, AT_EVENTS, AT_MASKS = \
+    0, 8, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60
+
+FLAG_DIFFERENCE = 1
+FLAG_MIRRORED = 2
+PARAMETER_BOUNDED = 1
+CLIP_ADDITIVE = 1
+CLIP_ALL_EVENTS = 2
+
+FLOAT_TYPES = (ParameterType.float_,)
+SELECT_TYPES = (ParameterType.int_, ParameterType.bool_)
+COMPARABLE_TYPES = (ParameterType.bool_, ParameterType.int_, ParameterType.float_)
+
+# inputs each kind takes: (least, most)
+ARITY = {NodeKind.clip: (0, 0), NodeKind.pose_parameter: (0, 0), NodeKind.mask: (2, 2),
+         NodeKind.additive: (2, 2), NodeKind.one_shot: (2, 2), NodeKind.time_scale: (1, 1),
+         NodeKind.seek: (1, 1), NodeKind.inertialize: (1, 1), NodeKind.blend: (1, MAX_GRAPH_INPUTS),
+         NodeKind.blend_1d: (1, MAX_GRAPH_INPUTS), NodeKind.blend_2d_banded: (1, MAX_GRAPH_INPUTS),
+         NodeKind.blend_2d_triangulated: (3, MAX_GRAPH_INPUTS), NodeKind.select: (1, MAX_GRAPH_INPUTS),
+         NodeKind.state_machine: (1, MAX_GRAPH_INPUTS)}
+
+
+def f32(x: float) -> float:
+    """x as binary32 holds it (past its range: infinite)."""
+    try:
+        return struct.unpack("<f", struct.pack("<f", x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+def f32_word(x: float) -> int:
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def word_f32(w: int) -> float:
+    return struct.unpack("<f", struct.pack("<I", w))[0]
+
+
+def word_i32(w: int) -> int:
+    return w - (1 << 32) if w & 0x80000000 else w
+
+
+# ---- decoded node data -------------------------------------------------------------------------
+@dataclass
+class ClipData:
+    slot: int
+    sync: int
+    leader: bool
+    loop: ClipLoop
+    speed: float
+
+
+@dataclass
+class BlendData:
+    direct: bool
+    weights: list
+    parameters: list
+
+
+@dataclass
+class Space1DData:
+    parameter: int
+    period: float
+    xs: list
+
+
+@dataclass
+class BandedData:
+    x_parameter: int
+    y_parameter: int
+    polar: bool
+    points: list            # (x, y)
+
+
+@dataclass
+class TriangulatedData:
+    x_parameter: int
+    y_parameter: int
+    points: list
+    triangles: list         # (a, b, c)
+
+
+@dataclass
+class MaskData:
+    mask: int
+
+
+@dataclass
+class AdditiveData:
+    weight: float
+    parameter: int
+
+
+@dataclass
+class SelectData:
+    parameter: int
+
+
+@dataclass
+class TimeScaleData:
+    scale: float
+    parameter: int
+
+
+@dataclass
+class SeekData:
+    time: float
+    trigger: int
+
+
+@dataclass
+class ConditionData:
+    kind: ConditionKind
+    ref: int                # the parameter, the event name, or NONE
+    op: CompareOp
+    value: float            # an int parameter's and a bool's value is whole
+
+
+@dataclass
+class TransitionData:
+    source: int
+    target: int
+    priority: int
+    interruption: Interruption
+    entry: EntryMode
+    fade: Curve
+    duration: float
+    cooldown: float
+    conditions: list = field(default_factory=list)
+
+
+@dataclass
+class MachineData:
+    entry: int
+    chain_limit: int
+    finals: list
+    transitions: list
+
+
+@dataclass
+class OneShotData:
+    trigger: int
+    fade_out_trigger: int
+    abort: int
+    curve: Curve
+    fade_in: float
+    fade_out: float
+    mask: int
+
+
+@dataclass
+class InertializeData:
+    trigger: int
+    method: InertializeMethod
+    duration: float
+    half_life_scale: float
+    half_life_min: float
+    half_life_max: float
+
+
+@dataclass
+class PoseParameterData:
+    parameter: int
+
+
+# ---- encoding ------------------------------------------------------------------------------------
+def encode(kind: NodeKind, d, parameter_types: list) -> list[int]:
+    """A node's data as 32-bit words (see the module's table)."""
+    F = f32_word
+    if kind == NodeKind.clip:
+        return [d.slot, d.sync, int(d.leader), int(d.loop), F(d.speed)]
+    if kind == NodeKind.blend:
+        out = [int(d.direct)]
+        for w, p in zip(d.weights, d.parameters):
+            out += [F(w), p]
+        return out
+    if kind == NodeKind.blend_1d:
+        return [d.parameter, F(d.period)] + [F(x) for x in d.xs]
+    if kind == NodeKind.blend_2d_banded:
+        return [d.x_parameter, d.y_parameter, int(d.polar)] + [F(v) for p in d.points for v in p]
+    if kind == NodeKind.blend_2d_triangulated:
+        return ([d.x_parameter, d.y_parameter, len(d.triangles)]
+                + [F(v) for p in d.points for v in p] + [i for t in d.triangles for i in t])
+    if kind == NodeKind.mask:
+        return [d.mask]
+    if kind == NodeKind.additive:
+        return [F(d.weight), d.parameter]
+    if kind == NodeKind.select:
+        return [d.parameter]
+    if kind == NodeKind.time_scale:
+        return [F(d.scale), d.parameter]
+    if kind == NodeKind.seek:
+        return [F(d.time), d.trigger]
+    if kind == NodeKind.state_machine:
+        out = [d.entry, d.chain_limit, len(d.transitions), len(d.finals)] + list(d.finals)
+        for t in d.transitions:
+            out += [t.source, t.target, t.priority & 0xFFFFFFFF, int(t.interruption), int(t.entry),
+                    int(t.fade), F(t.duration), F(t.cooldown), len(t.conditions)]
+            for c in t.conditions:
+                whole = c.kind == ConditionKind.parameter and \
+                    parameter_types[c.ref] != ParameterType.float_
+                value = int(c.value) & 0xFFFFFFFF if whole else F(c.value)
+                out += [int(c.kind), c.ref, int(c.op), value]
+        return out
+    if kind == NodeKind.one_shot:
+        return [d.trigger, d.fade_out_trigger, d.abort, int(d.curve), F(d.fade_in), F(d.fade_out),
+                d.mask]
+    if kind == NodeKind.inertialize:
+        return [d.trigger, int(d.method), F(d.duration), F(d.half_life_scale), F(d.half_life_min),
+                F(d.half_life_max)]
+    if kind == NodeKind.pose_parameter:
+        return [d.parameter]
+    raise AssertionError(kind)
+
+
+# ---- decoding, with the open's checks -------------------------------------------------------------
+@dataclass
+class Facts:
+    """What a node's data is checked against."""
+
+    parameter_types: list
+    clips: int
+    syncs: int
+    masks: int
+    events: int
+
+
+class _Reader:
+    """Reads one node's words in order; every fault names the word it is in."""
+
+    def __init__(self, words: np.ndarray, at: int):
+        self.words = words
+        self.at = at
+        self.i = 0
+
+    def fail(self, message: str, back: int = 1):
+        raise FormatError(message, self.at + 4 * (self.i - back))
+
+    def u(self) -> int:
+        if self.i >= self.words.size:
+            raise FormatError("node data shorter than its kind needs", self.at + 4 * self.i)
+        w = int(self.words[self.i])
+        self.i += 1
+        return w
+
+    def index(self, count: int, none: bool = False, what: str = "index") -> int:
+        w = self.u()
+        if not (w < count or (none and w == GRAPH_NONE)):
+            self.fail(f"{what} {w} out of range")
+        return w
+
+    def enum(self, cls, what: str):
+        w = self.u()
+        try:
+            return cls(w)
+        except ValueError:
+            self.fail(f"{what} {w} unknown")
+
+    def flag(self) -> bool:
+        w = self.u()
+        if w > 1:
+            self.fail("flag not 0 or 1")
+        return bool(w)
+
+    def f(self, lo: float = -math.inf, hi: float = math.inf, what: str = "value") -> float:
+        v = word_f32(self.u())
+        if not (math.isfinite(v) and lo <= v <= hi):
+            self.fail(f"{what} {v} not finite or out of range")
+        return v
+
+    def parameter(self, facts: Facts, types, none: bool = False) -> int:
+        w = self.u()
+        if none and w == GRAPH_NONE:
+            return w
+        if w >= len(facts.parameter_types) or facts.parameter_types[w] not in types:
+            self.fail(f"parameter {w} missing or of another type")
+        return w
+
+    def done(self) -> None:
+        if self.i != self.words.size:
+            raise FormatError("node data longer than its kind needs", self.at + 4 * self.i)
+
+
+def decode(kind: NodeKind, words: np.ndarray, at: int, inputs: int, facts: Facts):
+    """A node's data from its words, checked; FormatError at the first wrong word."""
+    r = _Reader(words, at)
+    T = MAX_GRAPH_TIME_FACTOR
+    if kind == NodeKind.clip:
+        slot = r.index(facts.clips, what="clip slot")
+        sync = r.index(facts.syncs, none=True, what="sync group")
+        leader = r.flag()
+        if leader and sync == GRAPH_NONE:
+            r.fail("a leader outside any sync group")
+        d = ClipData(slot, sync, leader, r.enum(ClipLoop, "loop"), r.f(-T, T, "speed"))
+    elif kind == NodeKind.blend:
+        direct = r.flag()
+        weights, params = [], []
+        for _ in range(inputs):
+            weights.append(r.f(0.0, 1.0, "weight"))
+            params.append(r.parameter(facts, FLOAT_TYPES, none=True))
+        d = BlendData(direct, weights, params)
+    elif kind == NodeKind.blend_1d:
+        p = r.parameter(facts, FLOAT_TYPES)
+        period = r.f(0.0, MAX_GRAPH_SECONDS, "period")
+        xs = [r.f(what="position") for _ in range(inputs)]
+        for k in range(1, inputs):
+            if not xs[k] > xs[k - 1]:
+                r.fail("positions not increasing", inputs - k)
+        if period > 0 and not (xs[0] >= 0 and xs[-1] < period):
+            r.fail("a position outside the period")
+        d = Space1DData(p, period, xs)
+    elif kind == NodeKind.blend_2d_banded:
+        px = r.parameter(facts, FLOAT_TYPES)
+        py = r.parameter(facts, FLOAT_TYPES)
+        polar = r.flag()
+        points = [(r.f(what="x"), r.f(what="y")) for _ in range(inputs)]
+        fault = banded_fault(points, polar)
+        if fault is not None:
+            r.i = 3 + 2 * fault
+            r.fail("points not in bands of increasing x", 0)
+        r.i = 3 + 2 * inputs
+        d = BandedData(px, py, polar, points)
+    elif kind == NodeKind.blend_2d_triangulated:
+        px = r.parameter(facts, FLOAT_TYPES)
+        py = r.parameter(facts, FLOAT_TYPES)
+        count = r.u()
+        if not 1 <= count <= MAX_GRAPH_TRIANGLES:
+            r.fail("triangle count out of range")
+        points = [(r.f(what="x"), r.f(what="y")) for _ in range(inputs)]
+        triangles = []
+        for _ in range(count):
+            t = tuple(r.index(inputs, what="triangle corner") for _ in range(3))
+            if len(set(t)) < 3 or triangle_area(points, t) == 0.0:
+                r.fail("a degenerate triangle")
+            triangles.append(t)
+        d = TriangulatedData(px, py, points, triangles)
+    elif kind == NodeKind.mask:
+        d = MaskData(r.index(facts.masks, what="mask"))
+    elif kind == NodeKind.additive:
+        d = AdditiveData(r.f(0.0, 1.0, "weight"), r.parameter(facts, FLOAT_TYPES, none=True))
+    elif kind == NodeKind.select:
+        d = SelectData(r.parameter(facts, SELECT_TYPES))
+    elif kind == NodeKind.time_scale:
+        d = TimeScaleData(r.f(-T, T, "scale"), r.parameter(facts, FLOAT_TYPES, none=True))
+    elif kind == NodeKind.seek:
+        d = SeekData(r.f(0.0, MAX_GRAPH_SECONDS, "time"), r.parameter(facts, (ParameterType.trigger,)))
+    elif kind == NodeKind.state_machine:
+        d = _decode_machine(r, inputs, facts)
+    elif kind == NodeKind.one_shot:
+        trig = (ParameterType.trigger,)
+        d = OneShotData(r.parameter(facts, trig), r.parameter(facts, trig, none=True),
+                        r.parameter(facts, trig, none=True), r.enum(Curve, "curve"),
+                        r.f(0.0, MAX_GRAPH_SECONDS, "fade in"), r.f(0.0, MAX_GRAPH_SECONDS, "fade out"),
+                        r.index(facts.masks, none=True, what="mask"))
+    elif kind == NodeKind.inertialize:
+        trigger = r.parameter(facts, (ParameterType.trigger,), none=True)
+        method = r.enum(InertializeMethod, "method")
+        duration = r.f(0.0, MAX_GRAPH_SECONDS, "duration")
+        scale = r.f(0.0, MAX_GRAPH_SECONDS, "half-life scale")
+        lo = r.f(0.0, MAX_GRAPH_SECONDS, "half-life min")
+        hi = r.f(lo, MAX_GRAPH_SECONDS, "half-life max")
+        if not (scale > 0 and lo > 0):
+            r.fail("half-lives must be above 0", 3)
+        d = InertializeData(trigger, method, duration, scale, lo, hi)
+    elif kind == NodeKind.pose_parameter:
+        d = PoseParameterData(r.parameter(facts, (ParameterType.pose,)))
+    else:
+        raise AssertionError(kind)
+    r.done()
+    return d
+
+
+def _decode_machine(r: _Reader, states: int, facts: Facts) -> MachineData:
+    entry = r.index(states, what="entry state")
+    limit = r.u()
+    if not 1 <= limit <= MAX_GRAPH_CHAIN_LIMIT:
+        r.fail("chain limit out of range")
+    count = r.u()
+    if count > MAX_GRAPH_TRANSITIONS:
+        r.fail("too many transitions")
+    nfinals = r.u()
+    if nfinals > states:
+        r.fail("more finals than states")
+    finals = []
+    for _ in range(nfinals):
+        s = r.index(states, what="final state")
+        if s in finals:
+            r.fail("a final state twice")
+        finals.append(s)
+    transitions = []
+    for _ in range(count):
+        source = r.index(states, none=True, what="source state")
+        target = r.index(states, what="target state")
+        priority = word_i32(r.u())
+        t = TransitionData(source, target, priority, r.enum(Interruption, "interruption"),
+                           r.enum(EntryMode, "entry"), r.enum(Curve, "fade"),
+                           r.f(0.0, MAX_GRAPH_SECONDS, "duration"),
+                           r.f(0.0, MAX_GRAPH_SECONDS, "cooldown"))
+        nconditions = r.u()
+        if nconditions > MAX_GRAPH_CONDITIONS:
+            r.fail("too many conditions")
+        for _ in range(nconditions):
+            kind = r.enum(ConditionKind, "condition kind")
+            types = facts.parameter_types
+            if kind == ConditionKind.parameter:
+                ref = r.parameter(facts, COMPARABLE_TYPES)
+            elif kind == ConditionKind.trigger:
+                ref = r.parameter(facts, (ParameterType.trigger,))
+            elif kind == ConditionKind.event:
+                ref = r.index(facts.events, what="event name")
+            else:
+                ref = r.u()
+                if ref != GRAPH_NONE:
+                    r.fail("a condition that names nothing names something")
+            op = r.enum(CompareOp, "compare op")
+            if kind == ConditionKind.parameter and types[ref] != ParameterType.float_:
+                value = float(word_i32(r.u()))
+                if types[ref] == ParameterType.bool_ and (value not in (0.0, 1.0) or op > CompareOp.ne):
+                    r.fail("a bool compared other than by == or != with 0 or 1")
+            elif kind == ConditionKind.state_time:
+                value = r.f(0.0, MAX_GRAPH_SECONDS, "state time")
+            elif kind == ConditionKind.parameter:
+                value = r.f(what="compared value")
+            else:
+                value = r.f(0.0, 0.0, "value of a condition that compares nothing")
+            if kind != ConditionKind.parameter and op != CompareOp.ge:
+                r.fail("a compare op on a condition that compares nothing", 2)
+            t.conditions.append(ConditionData(kind, ref, op, value))
+        transitions.append(t)
+    return MachineData(entry, limit, finals, transitions)
+
+
+def banded_fault(points: list, polar: bool) -> int | None:
+    """The first point out of band order: bands by increasing y, x increasing within a band
+    (in a polar space spanning less than a turn, radii at least 0); None when in order."""
+    for k, (x, y) in enumerate(points):
+        if polar and y < 0:
+            return k
+        if k == 0:
+            continue
+        px, py = points[k - 1]
+        if y < py or (y == py and not x > px):
+            return k
+        if polar and y == py:
+            first = next(j for j in range(k + 1) if points[j][1] == y)
+            if x - points[first][0] >= 2 * math.pi:
+                return k
+    return None
+
+
+def triangle_area(points: list, t) -> float:
+    """Twice the signed area of a triangle of points, binary64."""
+    (ax, ay), (bx, by), (cx, cy) = (points[i] for i in t)
+    return (bx - ax) * (cy - ay) - (cx - ax) * (by - ay)

@@ -1,0 +1,697 @@
+"""The graph's JSON text form: maniWriteGraphJson writes exactly what maniBuildGraphJson reads.
+
+The text is one object: {"version": 1, "parameters": [...], "clips": [...], "syncGroups":
+[...], ("databases", "models", "springSets" when the graph has any,) "nodes": [...],
+"output": place}. Parameters, clip slots, sync groups, asset slots and mask chains' bones
+are named; nodes and the output are places in the source's list; a subgraph is a nested
+graph object (without "version") with its parameters mapped by name. Numbers are binary32,
+written as the shortest text that reads back to the same value (graph_jsontext.number).
+
+The writer leaves out every member at its off value, and the reader takes each as left
+out: the spec's list (a parameter's default; bounds "min" and "max", both or neither; a
+clip slot's "allEvents"; a clip node's "syncGroup", "speed", "loop", "leader"; a blend's
+"direct"; a mask's "chains" and "defaultWeight"; a chain's "subtree"; a seek's "time";
+"period" of a 1D space, "polar" of a banded one, "triangles" of a triangulated one, a
+point's "y"; a machine's "entry", "chainLimit", "transitions", "finals"; a transition's
+"priority", "interruption", "entry", "fade", "duration", "cooldown", "conditions"; a
+one-shot's "fadeOutTrigger", "abort", "curve", "fadeIn", "fadeOut", "mask"; an inertialize
+node's "trigger", "method", "duration", "halfLifeScale", "halfLifeMin", "halfLifeMax"; the
+graph's lists) and ours: a blend input's "weight" 1 and "parameter" null, an additive
+layer's "weight" 1 and "parameter" null, a time scale's "scale" 1 and "parameter" null, a
+subgraph's "parameters" {} and a database slot's "clips" [].
+
+Refusals beyond the build's (whose items are places in the text's lists, as the source's):
+BuildReason.Json (item the byte offset) for text that is not JSON; BuildReason.Form with
+`other` a GraphForm and item the offset of the offending member's key (or of the value);
+VersionError with BuildReason.Form for a "version" other than 1 or a node kind only a later
+form has.
+"""
+from __future__ import annotations
+
+from enum import IntEnum
+
+from ...core.builder import Builder
+from ...core.errors import BuildReason, InvalidError, VersionError
+from ..build.build import build as build_source
+from ..build.build import enter_build
+from ..build.check import parameter_value
+from ..format import f32 as _f
+from .text import Value, dump, parse
+from ..source import (AdditiveNode, AssetSlotSource, Blend1DNode, Blend2DBandedNode,
+                      Blend2DTriangulatedNode, BlendInput, BlendNode, ClipLoop, ClipNode,
+                      ClipSlotSource, CompareOp, Condition, ConditionKind, Curve, EntryMode,
+                      GraphSource, InertializeMethod, InertializeNode, Interruption, MaskChain,
+                      MaskNode, MaskSource, OneShotNode, ParameterSource, ParameterType,
+                      PoseParameterNode, SeekNode, SelectNode, SpacePoint, StateMachineNode,
+                      SubgraphNode, SyncGroupSource, TimeScaleNode, Transition)
+from ...pose.skeleton import Skeleton
+
+FORM_VERSION = 1
+
+
+class GraphForm(IntEnum):
+    """maniGraphForm: what a JSON form refusal found wrong (shared by every JSON form)."""
+
+    member = 1          # a member the object does not take
+    missing = 2         # a member the object needs is not there
+    type = 3            # a value of the wrong JSON type
+    value = 4           # a value out of form: an unknown option, a place not a whole number
+    name = 5            # a name that names nothing (parameter, clip, sync group, bone, asset)
+    duplicate = 6       # a member given twice
+    version = 7         # a version or node kind of another version of the form
+
+
+TYPE_NAMES = {ParameterType.bool_: "bool", ParameterType.trigger: "trigger", ParameterType.int_: "int",
+              ParameterType.float_: "float", ParameterType.vector2: "vector2",
+              ParameterType.vector3: "vector3", ParameterType.vector4: "vector4",
+              ParameterType.quaternion: "quaternion", ParameterType.pose: "pose"}
+LOOPS = {ClipLoop.clip: "clip", ClipLoop.repeat: "repeat", ClipLoop.clamp: "clamp"}
+INTERRUPTIONS = {Interruption.none: "none", Interruption.source: "source",
+                 Interruption.destination: "destination",
+                 Interruption.source_then_destination: "sourceThenDestination",
+                 Interruption.destination_then_source: "destinationThenSource"}
+ENTRIES = {EntryMode.restart: "restart", EntryMode.continue_: "continue"}
+CURVES = {Curve.linear: "linear", Curve.smooth: "smooth", Curve.ease_in: "easeIn",
+          Curve.ease_out: "easeOut"}
+METHODS = {InertializeMethod.inertialization: "inertialization",
+           InertializeMethod.dead_blending: "deadBlending"}
+OPS = {CompareOp.eq: "==", CompareOp.ne: "!=", CompareOp.lt: "<", CompareOp.le: "<=",
+       CompareOp.gt: ">", CompareOp.ge: ">="}
+KINDS = {ClipNode: "clip", BlendNode: "blend", Blend1DNode: "blend1d",
+         Blend2DBandedNode: "blend2dBanded", Blend2DTriangulatedNode: "blend2dTriangulated",
+         MaskNode: "mask", AdditiveNode: "additive", SelectNode: "select",
+         TimeScaleNode: "timeScale", SeekNode: "seek", StateMachineNode: "stateMachine",
+         OneShotNode: "oneShot", InertializeNode: "inertialize",
+         PoseParameterNode: "poseParameter", SubgraphNode: "subgraph"}
+LATER_KINDS = {"motionMatching", "learnedMotionMatching", "twoBoneIk", "ik", "bodyIk", "springs",
+               "mirror", "turnLimit", "retarget", "lookAt"}
+
+
+def _name(raw) -> str:
+    return raw.decode("utf-8") if isinstance(raw, (bytes, bytearray)) else str(raw)
+
+
+# ---- writing --------------------------------------------------------------------------------------
+def to_json(source: GraphSource, top: bool = True) -> dict:
+    """A source as the form's members (dicts in member order), defaults left out. The
+    source is one the build accepts."""
+    sk = source.skeleton
+    params = [_name(p.name) for p in source.parameters]
+    clips = [_name(c.name) for c in source.clips]
+    syncs = [_name(g.name) for g in source.sync_groups]
+    out = {"version": FORM_VERSION} if top else {}
+    out["parameters"] = [_parameter_json(p) for p in source.parameters]
+    out["clips"] = [dict(name=_name(c.name), **({"allEvents": True} if c.all_events else {}))
+                    for c in source.clips]
+    out["syncGroups"] = syncs
+    for key, slots in (("databases", source.databases), ("models", source.models),
+                       ("springSets", source.spring_sets)):
+        if slots:
+            out[key] = [dict(name=_name(s.name), **({"clips": [clips[c] for c in s.clips]}
+                                                     if key == "databases" and s.clips else {}))
+                        for s in slots]
+    out["nodes"] = [_node_json(n, params, clips, syncs, sk, source.parameters) for n in source.nodes]
+    out["output"] = int(source.output)
+    return out
+
+
+def _opt(out: dict, key: str, value, default) -> None:
+    if value != default and value is not None:
+        out[key] = value
+
+
+def _num(v) -> float:
+    """A source number as the text writes it: binary32."""
+    return _f(float(v))
+
+
+def _parameter_json(p: ParameterSource) -> dict:
+    kind = ParameterType(p.type)
+    out = {"name": _name(p.name), "type": TYPE_NAMES[kind]}
+    if p.default is not None:
+        v = parameter_value(kind, p.default)
+        off = parameter_value(kind, None)
+        raw = p.default
+        if v != off:
+            if kind in (ParameterType.bool_, ParameterType.trigger):
+                out["default"] = bool(v[0])
+            elif kind == ParameterType.int_:
+                out["default"] = int(v[0])
+            elif kind == ParameterType.float_:
+                out["default"] = _num(v[0])
+            else:
+                out["default"] = [_num(x) for x in list(raw)]
+    if p.minimum is not None:
+        whole = kind == ParameterType.int_
+        out["min"] = int(p.minimum) if whole else _num(p.minimum)
+        out["max"] = int(p.maximum) if whole else _num(p.maximum)
+    return out
+
+
+def _mask_json(chains, default, sk) -> dict:
+    out = {}
+    if chains:
+        out["chains"] = [dict(bone=sk.bone_name(int(c.bone)), weight=_num(c.weight),
+                              **({"subtree": True} if c.subtree else {})) for c in chains]
+    _opt(out, "defaultWeight", _num(default), 0.0)
+    return out
+
+
+def _node_json(n, params, clips, syncs, sk, parameters) -> dict:
+    out = {"kind": KINDS[type(n)]}
+    P = lambda k: None if k is None else params[int(k)]       # noqa: E731
+    if isinstance(n, ClipNode):
+        out["clip"] = clips[int(n.clip)]
+        _opt(out, "speed", _num(n.speed), 1.0)
+        _opt(out, "loop", LOOPS[ClipLoop(n.loop)], "clip")
+        _opt(out, "syncGroup", None if n.sync_group is None else syncs[int(n.sync_group)], None)
+        _opt(out, "leader", bool(n.leader), False)
+    elif isinstance(n, BlendNode):
+        items = []
+        for i in n.inputs:
+            item = {"node": int(i.node)}
+            _opt(item, "weight", _num(i.weight), 1.0)
+            _opt(item, "parameter", P(i.parameter), None)
+            items.append(item)
+        out["inputs"] = items
+        _opt(out, "direct", bool(n.direct), False)
+    elif isinstance(n, (Blend1DNode, Blend2DBandedNode, Blend2DTriangulatedNode)):
+        if isinstance(n, Blend1DNode):
+            out["parameter"] = P(n.parameter)
+        else:
+            out["xParameter"] = P(n.x_parameter)
+            out["yParameter"] = P(n.y_parameter)
+        points = []
+        for p in n.points:
+            item = {"node": int(p.node), "x": _num(p.x)}
+            _opt(item, "y", _num(p.y), 0.0)
+            points.append(item)
+        out["points"] = points
+        if isinstance(n, Blend1DNode):
+            _opt(out, "period", _num(n.period), 0.0)
+        elif isinstance(n, Blend2DBandedNode):
+            _opt(out, "polar", bool(n.polar), False)
+        elif n.triangles is not None:
+            out["triangles"] = [[int(c) for c in t] for t in n.triangles]
+    elif isinstance(n, MaskNode):
+        out["base"] = int(n.base)
+        out["overlay"] = int(n.overlay)
+        out.update(_mask_json(n.chains, n.default_weight, sk))
+    elif isinstance(n, AdditiveNode):
+        out["base"] = int(n.base)
+        out["layer"] = int(n.layer)
+        _opt(out, "weight", _num(n.weight), 1.0)
+        _opt(out, "parameter", P(n.parameter), None)
+    elif isinstance(n, SelectNode):
+        out["parameter"] = P(n.parameter)
+        out["inputs"] = [int(i) for i in n.inputs]
+    elif isinstance(n, TimeScaleNode):
+        out["input"] = int(n.input)
+        _opt(out, "scale", _num(n.scale), 1.0)
+        _opt(out, "parameter", P(n.parameter), None)
+    elif isinstance(n, SeekNode):
+        out["input"] = int(n.input)
+        out["trigger"] = P(n.trigger)
+        _opt(out, "time", _num(n.time), 0.0)
+    elif isinstance(n, StateMachineNode):
+        out["states"] = [int(s) for s in n.states]
+        _opt(out, "entry", int(n.entry), 0)
+        _opt(out, "chainLimit", int(n.chain_limit), 0)
+        if n.transitions:
+            typed = [(name, p.type) for name, p in zip(params, parameters)]
+            out["transitions"] = [_transition_json(t, typed) for t in n.transitions]
+        if n.finals:
+            out["finals"] = [int(f) for f in n.finals]
+    elif isinstance(n, OneShotNode):
+        out["base"] = int(n.base)
+        out["shot"] = int(n.shot)
+        out["trigger"] = P(n.trigger)
+        _opt(out, "fadeOutTrigger", P(n.fade_out_trigger), None)
+        _opt(out, "abort", P(n.abort), None)
+        _opt(out, "curve", CURVES[Curve(n.curve)], "linear")
+        _opt(out, "fadeIn", _num(n.fade_in), 0.0)
+        _opt(out, "fadeOut", _num(n.fade_out), 0.0)
+        if n.mask is not None:
+            out["mask"] = _mask_json(n.mask.chains, n.mask.default_weight, sk)
+    elif isinstance(n, InertializeNode):
+        out["input"] = int(n.input)
+        _opt(out, "trigger", P(n.trigger), None)
+        _opt(out, "method", METHODS[InertializeMethod(n.method)], "inertialization")
+        _opt(out, "duration", _num(n.duration), 0.0)
+        _opt(out, "halfLifeScale", _num(n.half_life_scale), _f(0.3))
+        _opt(out, "halfLifeMin", _num(n.half_life_min), _f(0.1))
+        _opt(out, "halfLifeMax", _num(n.half_life_max), 1.0)
+    elif isinstance(n, PoseParameterNode):
+        out["parameter"] = P(n.parameter)
+    elif isinstance(n, SubgraphNode):
+        out["graph"] = to_json(n.graph, top=False)
+        if n.parameters:
+            out["parameters"] = {_name(k): _name(v) for k, v in n.parameters.items()}
+    return out
+
+
+def _transition_json(t: Transition, params) -> dict:
+    out = {"from": None if t.source is None else int(t.source), "to": int(t.target)}
+    _opt(out, "priority", int(t.priority), 0)
+    _opt(out, "interruption", INTERRUPTIONS[Interruption(t.interruption)], "none")
+    _opt(out, "entry", ENTRIES[EntryMode(t.entry)], "restart")
+    _opt(out, "fade", CURVES[Curve(t.fade)], "linear")
+    _opt(out, "duration", _num(t.duration), 0.0)
+    _opt(out, "cooldown", _num(t.cooldown), 0.0)
+    if t.conditions:
+        out["conditions"] = [_condition_json(c, params) for c in t.conditions]
+    return out
+
+
+def _condition_json(c: Condition, params) -> dict:
+    kind = ConditionKind(c.kind)
+    if kind == ConditionKind.parameter:
+        name, ptype = params[int(c.parameter)]
+        value = bool(c.value) if ptype == ParameterType.bool_ else \
+            int(c.value) if ptype == ParameterType.int_ else _num(c.value)
+        return {"parameter": name, "op": OPS[CompareOp(c.op)], "value": value}
+    if kind == ConditionKind.trigger:
+        return {"trigger": params[int(c.parameter)][0]}
+    if kind == ConditionKind.event:
+        return {"event": _name(c.event)}
+    if kind == ConditionKind.state_time:
+        return {"stateTime": _num(c.value)}
+    return {"finished": True}
+
+
+def write_text(source: GraphSource) -> str:
+    """maniWriteGraphJson's work: built first (refused as the build refuses), then written."""
+    build_source(source)
+    return dump(to_json(source)) + "\n"
+
+
+def write_graph_json(builder: Builder, source: GraphSource) -> str:
+    """maniWriteGraphJson: the text kept in the builder (kind "text"), for CopyBuilt."""
+    enter_build(builder, source)
+    text = write_text(source)
+    builder.keep(text.encode("utf-8"), "text")
+    return text
+
+
+# ---- reading ---------------------------------------------------------------------------------------
+class GraphNamedAssets:
+    """maniGraphNamedAssets: the skeleton a text's graph is built against, and the assets its
+    slot names take, each a list of (name, asset) pairs or a dict (the first of equal names
+    wins), and the mirror map every graph read takes."""
+
+    def __init__(self, skeleton, clips=(), databases=(), models=(), spring_sets=(), mirror_map=None):
+        self.skeleton = skeleton
+        self.clips = clips
+        self.databases = databases
+        self.models = models
+        self.spring_sets = spring_sets
+        self.mirror_map = mirror_map
+
+
+def _lookup(pairs, name: str):
+    items = pairs.items() if isinstance(pairs, dict) else (pairs or ())
+    for key, asset in items:
+        if _name(key) == name:
+            return asset
+    return None
+
+
+_MISSING = object()
+
+
+def _form(code: GraphForm, offset: int, message: str):
+    return InvalidError(f"JSON form: {message} at byte {offset}", reason=BuildReason.Form,
+                        item=offset, other=int(code))
+
+
+class _Obj:
+    """An object's members, each checked against the ones it takes before any is read."""
+
+    def __init__(self, v: Value, takes, what: str):
+        if v.kind != "object":
+            raise _form(GraphForm.type, v.offset, f"{what} is not an object")
+        self.offset = v.offset
+        self.what = what
+        self.members = {}
+        for key, at, value in v.value:
+            if key in self.members:
+                raise _form(GraphForm.duplicate, at, f"{what}'s {key!r} given twice")
+            if key not in takes:
+                raise _form(GraphForm.member, at, f"{what} takes no member {key!r}")
+            self.members[key] = (at, value)
+
+    def at(self, key: str) -> int:
+        return self.members[key][0] if key in self.members else self.offset
+
+    def get(self, key: str, kinds: tuple, default=_MISSING):
+        if key not in self.members:
+            if default is _MISSING:
+                raise _form(GraphForm.missing, self.offset, f"{self.what} lacks {key!r}")
+            return default
+        at, v = self.members[key]
+        if v.kind == "null" and default is None:        # a member whose off value is none
+            return None
+        if v.kind not in kinds:
+            raise _form(GraphForm.type, at, f"{self.what}'s {key!r} is not a {' or '.join(kinds)}")
+        return v
+
+    def number(self, key: str, default=_MISSING):
+        v = self.get(key, ("number",), default)
+        return v.value if isinstance(v, Value) else v
+
+    def whole(self, key: str, default=_MISSING, least=None):
+        v = self.get(key, ("number",), default)
+        if not isinstance(v, Value):
+            return v
+        if v.value != int(v.value) or (least is not None and v.value < least):
+            raise _form(GraphForm.value, self.at(key), f"{self.what}'s {key!r} is not a whole number")
+        return int(v.value)
+
+    def flag(self, key: str, default=False) -> bool:
+        v = self.get(key, ("bool",), None)
+        return default if v is None else v.value
+
+    def text(self, key: str, default=_MISSING):
+        v = self.get(key, ("string",), default)
+        return v.value if isinstance(v, Value) else v
+
+    def items(self, key: str, default=_MISSING):
+        v = self.get(key, ("array",), default)
+        return v.value if isinstance(v, Value) else v
+
+    def option(self, key: str, table: dict, default):
+        name = self.text(key, None)
+        if name is None:
+            return default
+        for value, text in table.items():
+            if text == name:
+                return value
+        raise _form(GraphForm.value, self.at(key), f"{self.what}'s {key!r} names no option {name!r}")
+
+
+class _Names:
+    """A graph's names as the text lists them: the first of equal names is the one found."""
+
+    def __init__(self, names: list, what: str):
+        self.index = {}
+        for k, n in enumerate(names):
+            self.index.setdefault(n, k)
+        self.what = what
+
+    def find(self, obj: _Obj, key: str, optional=False):
+        name = obj.text(key, None if optional else _MISSING)
+        if name is None:
+            return None
+        if name not in self.index:
+            raise _form(GraphForm.name, obj.at(key), f"no {self.what} named {name!r}")
+        return self.index[name]
+
+
+def _place(v: Value, what: str) -> int:
+    if v.kind != "number":
+        raise _form(GraphForm.type, v.offset, f"{what} is not a place")
+    if v.value != int(v.value) or v.value < 0:
+        raise _form(GraphForm.value, v.offset, f"{what} is not a whole place")
+    return int(v.value)
+
+
+def _places(obj: _Obj, key: str, default=_MISSING) -> list:
+    items = obj.items(key, default)
+    return [_place(v, f"{obj.what}'s {key!r}") for v in items]
+
+
+TOP_MEMBERS = {"version", "parameters", "clips", "syncGroups", "databases", "models", "springSets",
+               "nodes", "output"}
+NODE_MEMBERS = {
+    "clip": {"clip", "speed", "loop", "syncGroup", "leader"},
+    "blend": {"inputs", "direct"},
+    "blend1d": {"parameter", "points", "period"},
+    "blend2dBanded": {"xParameter", "yParameter", "points", "polar"},
+    "blend2dTriangulated": {"xParameter", "yParameter", "points", "triangles"},
+    "mask": {"base", "overlay", "chains", "defaultWeight"},
+    "additive": {"base", "layer", "weight", "parameter"},
+    "select": {"parameter", "inputs"},
+    "timeScale": {"input", "scale", "parameter"},
+    "seek": {"input", "trigger", "time"},
+    "stateMachine": {"states", "entry", "chainLimit", "transitions", "finals"},
+    "oneShot": {"base", "shot", "trigger", "fadeOutTrigger", "abort", "curve", "fadeIn", "fadeOut",
+                "mask"},
+    "inertialize": {"input", "trigger", "method", "duration", "halfLifeScale", "halfLifeMin",
+                    "halfLifeMax"},
+    "poseParameter": {"parameter"},
+    "subgraph": {"graph", "parameters"},
+}
+
+
+def from_json(v: Value, assets: GraphNamedAssets, top: bool = True) -> GraphSource:
+    """A graph source from the form's value: members checked, names looked up, defaults
+    filled in. What the build refuses is left to the build."""
+    g = _Obj(v, TOP_MEMBERS if top else TOP_MEMBERS - {"version"}, "the graph")
+    if top:
+        ver = g.get("version", ("number",))
+        if ver.value != FORM_VERSION:
+            raise VersionError(f"form version {ver.value}; this library reads {FORM_VERSION}",
+                               reason=BuildReason.Form, item=ver.offset, other=int(GraphForm.version))
+    sk = assets.skeleton
+    parameters = [_parameter(p) for p in g.items("parameters", [])]
+    clips = []
+    for c in g.items("clips", []):
+        o = _Obj(c, {"name", "allEvents"}, "a clip slot")
+        name = o.text("name")
+        clip = _lookup(assets.clips, name)
+        if clip is None:
+            raise _form(GraphForm.name, o.at("name"), f"no clip named {name!r} among the assets")
+        clips.append(ClipSlotSource(name, clip, o.flag("allEvents")))
+    syncs = []
+    for s in g.items("syncGroups", []):
+        if s.kind != "string":
+            raise _form(GraphForm.type, s.offset, "a sync group is not a name")
+        syncs.append(SyncGroupSource(s.value))
+    P = _Names([p.name for p in parameters], "parameter")
+    C = _Names([c.name for c in clips], "clip slot")
+    Y = _Names([s.name for s in syncs], "sync group")
+    slots = {}
+    for key, table in (("databases", assets.databases), ("models", assets.models),
+                       ("springSets", assets.spring_sets)):
+        out = []
+        for s in g.items(key, []):
+            o = _Obj(s, {"name", "clips"} if key == "databases" else {"name"}, f"a {key} slot")
+            name = o.text("name")
+            asset = _lookup(table, name)
+            if asset is None:
+                raise _form(GraphForm.name, o.at("name"), f"no asset named {name!r} in {key}")
+            listed = []
+            for c in o.items("clips", []):
+                if c.kind != "string" or c.value not in C.index:
+                    raise _form(GraphForm.name, c.offset, "a database clip naming no clip slot")
+                listed.append(C.index[c.value])
+            out.append(AssetSlotSource(name, asset, tuple(listed)))
+        slots[key] = out
+    nodes = [_node(n, P, C, Y, parameters, sk, assets) for n in g.items("nodes")]
+    output = _place(g.get("output", ("number",)), "the output")
+    return GraphSource(sk, nodes, output, parameters, clips, syncs, slots["databases"], slots["models"],
+                       slots["springSets"], assets.mirror_map)
+
+
+def _parameter(v: Value) -> ParameterSource:
+    o = _Obj(v, {"name", "type", "default", "min", "max"}, "a parameter")
+    name = o.text("name")
+    kind = o.option("type", TYPE_NAMES, None)
+    if kind is None:
+        raise _form(GraphForm.missing, o.offset, "a parameter lacks 'type'")
+    default = None
+    if "default" in o.members:
+        at, d = o.members["default"]
+        if kind in (ParameterType.bool_, ParameterType.trigger):
+            if d.kind != "bool":
+                raise _form(GraphForm.type, at, "a bool default is not true or false")
+            default = d.value
+        elif kind in (ParameterType.int_, ParameterType.float_):
+            default = o.number("default")
+        elif kind == ParameterType.pose:
+            raise _form(GraphForm.member, at, "a pose parameter takes no default")
+        else:
+            items = o.items("default")
+            if any(x.kind != "number" for x in items):
+                raise _form(GraphForm.type, at, "a vector default of other than numbers")
+            default = [x.value for x in items]
+    if ("min" in o.members) != ("max" in o.members):
+        key = "min" if "min" in o.members else "max"
+        raise _form(GraphForm.missing, o.at(key), "bounds are both or neither")
+    lo, hi = o.number("min", None), o.number("max", None)
+    return ParameterSource(name, kind, default, lo, hi)
+
+
+def _mask(o: _Obj, sk) -> tuple:
+    chains = []
+    for c in o.items("chains", []):
+        co = _Obj(c, {"bone", "weight", "subtree"}, "a chain")
+        bone_name = co.text("bone")
+        bone = sk.find_bone(bone_name) if isinstance(sk, Skeleton) else None
+        if bone is None or bone >= sk.bone_count:
+            raise _form(GraphForm.name, co.at("bone"), f"no bone named {bone_name!r}")
+        chains.append(MaskChain(bone, co.number("weight"), co.flag("subtree")))
+    return chains, o.number("defaultWeight", 0.0)
+
+
+def _points(o: _Obj) -> list:
+    out = []
+    for p in o.items("points"):
+        po = _Obj(p, {"node", "x", "y"}, "a point")
+        out.append(SpacePoint(_place(po.get("node", ("number",)), "a point's node"),
+                              po.number("x"), po.number("y", 0.0)))
+    return out
+
+
+def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets):
+    if v.kind != "object":
+        raise _form(GraphForm.type, v.offset, "a node is not an object")
+    kind_at = next((at for key, at, _ in v.value if key == "kind"), None)
+    kind_v = next((val for key, _, val in v.value if key == "kind"), None)
+    if kind_v is None:
+        raise _form(GraphForm.missing, v.offset, "a node lacks 'kind'")
+    if kind_v.kind != "string":
+        raise _form(GraphForm.type, kind_at, "a node's kind is not a name")
+    kind = kind_v.value
+    if kind in LATER_KINDS:
+        raise VersionError(f"node kind {kind!r} is of a later form", reason=BuildReason.Form,
+                           item=kind_at, other=int(GraphForm.version))
+    if kind not in NODE_MEMBERS:
+        raise _form(GraphForm.value, kind_at, f"no node kind {kind!r}")
+    o = _Obj(v, NODE_MEMBERS[kind] | {"kind"}, f"a {kind} node")
+    one = lambda key: _place(o.get(key, ("number",)), f"a {kind} node's {key!r}")   # noqa: E731
+    if kind == "clip":
+        return ClipNode(C.find(o, "clip"), o.number("speed", 1.0), o.option("loop", LOOPS, ClipLoop.clip),
+                        Y.find(o, "syncGroup", optional=True), o.flag("leader"))
+    if kind == "blend":
+        inputs = []
+        for i in o.items("inputs"):
+            io = _Obj(i, {"node", "weight", "parameter"}, "a blend input")
+            inputs.append(BlendInput(_place(io.get("node", ("number",)), "a blend input's node"),
+                                     io.number("weight", 1.0), P.find(io, "parameter", optional=True)))
+        return BlendNode(inputs, o.flag("direct"))
+    if kind == "blend1d":
+        return Blend1DNode(P.find(o, "parameter"), _points(o), o.number("period", 0.0))
+    if kind == "blend2dBanded":
+        return Blend2DBandedNode(P.find(o, "xParameter"), P.find(o, "yParameter"), _points(o),
+                                 o.flag("polar"))
+    if kind == "blend2dTriangulated":
+        triangles = None
+        if "triangles" in o.members:
+            triangles = []
+            for t in o.items("triangles"):
+                if t.kind != "array":
+                    raise _form(GraphForm.type, t.offset, "a triangle is not a list")
+                triangles.append([_place(c, "a triangle's corner") for c in t.value])
+        return Blend2DTriangulatedNode(P.find(o, "xParameter"), P.find(o, "yParameter"), _points(o),
+                                       triangles)
+    if kind == "mask":
+        chains, default = _mask(o, sk)
+        return MaskNode(one("base"), one("overlay"), chains, default)
+    if kind == "additive":
+        return AdditiveNode(one("base"), one("layer"), o.number("weight", 1.0),
+                            P.find(o, "parameter", optional=True))
+    if kind == "select":
+        return SelectNode(P.find(o, "parameter"), _places(o, "inputs"))
+    if kind == "timeScale":
+        return TimeScaleNode(one("input"), o.number("scale", 1.0), P.find(o, "parameter", optional=True))
+    if kind == "seek":
+        return SeekNode(one("input"), P.find(o, "trigger"), o.number("time", 0.0))
+    if kind == "stateMachine":
+        transitions = [_transition(t, P, parameters) for t in o.items("transitions", [])]
+        return StateMachineNode(_places(o, "states"), transitions, o.whole("entry", 0, least=0),
+                                o.whole("chainLimit", 0, least=0), _places(o, "finals", []))
+    if kind == "oneShot":
+        mask = None
+        if "mask" in o.members:
+            mo = _Obj(o.get("mask", ("object",)), {"chains", "defaultWeight"}, "a mask")
+            mask = MaskSource(*_mask(mo, sk))
+        return OneShotNode(one("base"), one("shot"), P.find(o, "trigger"),
+                           P.find(o, "fadeOutTrigger", optional=True), P.find(o, "abort", optional=True),
+                           o.option("curve", CURVES, Curve.linear), o.number("fadeIn", 0.0),
+                           o.number("fadeOut", 0.0), mask)
+    if kind == "inertialize":
+        return InertializeNode(one("input"), P.find(o, "trigger", optional=True),
+                               o.option("method", METHODS, InertializeMethod.inertialization),
+                               o.number("duration", 0.0), o.number("halfLifeScale", _f(0.3)),
+                               o.number("halfLifeMin", _f(0.1)), o.number("halfLifeMax", 1.0))
+    if kind == "poseParameter":
+        return PoseParameterNode(P.find(o, "parameter"))
+    graph = from_json(o.get("graph", ("object",)), assets, top=False)
+    mapping = {}
+    if "parameters" in o.members:
+        mv = o.get("parameters", ("object",))
+        for key, at, value in mv.value:
+            if value.kind != "string":
+                raise _form(GraphForm.type, at, "a parameter mapping to other than a name")
+            if key in mapping:
+                raise _form(GraphForm.duplicate, at, f"mapping {key!r} given twice")
+            mapping[key] = value.value
+    return SubgraphNode(graph, mapping)
+
+
+def _transition(v: Value, P: _Names, parameters) -> Transition:
+    o = _Obj(v, {"from", "to", "priority", "interruption", "entry", "fade", "duration", "cooldown",
+                 "conditions"}, "a transition")
+    source = o.get("from", ("number", "null"))
+    t = Transition(None if source.kind == "null" else _place(source, "a transition's from"),
+                   _place(o.get("to", ("number",)), "a transition's to"), o.whole("priority", 0),
+                   o.option("interruption", INTERRUPTIONS, Interruption.none),
+                   o.option("entry", ENTRIES, EntryMode.restart), o.option("fade", CURVES, Curve.linear),
+                   o.number("duration", 0.0), o.number("cooldown", 0.0))
+    for c in o.items("conditions", []):
+        if c.kind != "object":
+            raise _form(GraphForm.type, c.offset, "a condition is not an object")
+        keys = [key for key, _, _ in c.value]
+        kind_key = next((k for k in ("parameter", "trigger", "event", "stateTime", "finished")
+                         if k in keys), None)
+        if kind_key is None:
+            if keys:
+                raise _form(GraphForm.member, c.value[0][1], f"a condition takes no {keys[0]!r} first")
+            raise _form(GraphForm.missing, c.offset, "a condition of no kind")
+        takes = {"parameter": {"parameter", "op", "value"}}.get(kind_key, {kind_key})
+        co = _Obj(c, takes, "a condition")
+        if kind_key == "parameter":
+            p = P.find(co, "parameter")
+            op = co.option("op", OPS, None)
+            if op is None:
+                raise _form(GraphForm.missing, co.offset, "a condition lacks 'op'")
+            value = co.get("value", ("number", "bool"))
+            if value.kind == "bool" and parameters[p].type != ParameterType.bool_:
+                raise _form(GraphForm.type, co.at("value"), "a bool value for a number parameter")
+            t.conditions.append(Condition(ConditionKind.parameter, p, op, float(value.value)))
+        elif kind_key == "trigger":
+            t.conditions.append(Condition(ConditionKind.trigger, P.find(co, "trigger")))
+        elif kind_key == "event":
+            t.conditions.append(Condition(ConditionKind.event, event=co.text("event")))
+        elif kind_key == "stateTime":
+            t.conditions.append(Condition(ConditionKind.state_time, value=co.number("stateTime")))
+        else:
+            if co.get("finished", ("bool",)).value is not True:
+                raise _form(GraphForm.value, co.at("finished"), "'finished' is true or absent")
+            t.conditions.append(Condition(ConditionKind.finished))
+    return t
+
+
+def read_text(text, assets: GraphNamedAssets) -> GraphSource:
+    """The source a text holds (refusals: the module's table)."""
+    if isinstance(text, str):
+        text = text.encode("utf-8")
+    return from_json(parse(text), assets)
+
+
+def build_graph_json(builder: Builder, text, assets: GraphNamedAssets) -> bytes:
+    """maniBuildGraphJson: the text read, then built as maniBuildGraph builds it, the file kept.
+    A missing builder, text or assets (or assets without an opened skeleton) is a misuse."""
+    if not isinstance(builder, Builder):
+        raise InvalidError("no builder")
+    builder.enter()
+    if text is None or not isinstance(assets, GraphNamedAssets) or not isinstance(assets.skeleton, Skeleton):
+        raise builder.refuse("no text, or assets without an opened skeleton")
+    try:
+        raw = bytes(memoryview(text).cast("B")) if not isinstance(text, str) else text.encode("utf-8")
+    except TypeError:
+        raise builder.refuse("text is not bytes or str") from None
+    data = build_source(read_text(raw, assets))
+    builder.keep(data, "graph")
+    return data

@@ -1,0 +1,275 @@
+"""JSON text for the graph forms: a reader that keeps each value's byte offset, and numbers
+written as the shortest text that reads back to the same binary32, in ECMAScript's layout.
+
+The reader is our own (a few dozen lines) because a refusal must name the byte where the
+offending member's key starts, which Python's json module does not give for values nested
+in objects. It reads RFC 8259 JSON from UTF-8 bytes, nests at most MAX_DEPTH deep (deeper
+text is refused, not a recursion error), and refuses with BuildReason.Json and the offset of
+the first byte it cannot read.
+"""
+from __future__ import annotations
+
+import math
+import re
+import struct
+
+from ...core.errors import BuildReason, InvalidError
+
+MAX_DEPTH = 64
+_NUMBER = re.compile(rb"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+_WS = b" \t\r\n"
+
+
+class Value:
+    """A JSON value and the offset of its first byte. Objects hold (key, key offset, value)
+    members in text order; arrays their values."""
+
+    __slots__ = ("kind", "value", "offset")
+
+    def __init__(self, kind: str, value, offset: int):
+        self.kind = kind            # object, array, string, number, bool, null
+        self.value = value
+        self.offset = offset
+
+
+def _fail(message: str, offset: int):
+    return InvalidError(f"JSON: {message} at byte {offset}", reason=BuildReason.Json, item=offset)
+
+
+class _Reader:
+    def __init__(self, data: bytes):
+        self.d = data
+        self.i = 0
+
+    def ws(self) -> None:
+        d, i = self.d, self.i
+        while i < len(d) and d[i] in _WS:
+            i += 1
+        self.i = i
+
+    def value(self, depth: int) -> Value:
+        self.ws()
+        d, i = self.d, self.i
+        if i >= len(d):
+            raise _fail("text ends where a value should be", i)
+        c = d[i]
+        if c == 0x7B:
+            return self.obj(depth + 1)
+        if c == 0x5B:
+            return self.arr(depth + 1)
+        if c == 0x22:
+            return Value("string", self.string(), i)
+        for word, kind, v in ((b"true", "bool", True), (b"false", "bool", False), (b"null", "null", None)):
+            if d.startswith(word, i):
+                self.i = i + len(word)
+                return Value(kind, v, i)
+        m = _NUMBER.match(d, i)
+        if not m or m.end() == i:
+            raise _fail("not a value", i)
+        self.i = m.end()
+        text = m.group(0)
+        x = float(text)
+        if not math.isfinite(x):
+            raise _fail("a number past the float range", i)
+        return Value("number", x, i)
+
+    def obj(self, depth: int) -> Value:
+        start = self.i
+        if depth > MAX_DEPTH:
+            raise _fail("nested too deep", start)
+        self.i += 1
+        members = []
+        self.ws()
+        if self.i < len(self.d) and self.d[self.i] == 0x7D:
+            self.i += 1
+            return Value("object", members, start)
+        while True:
+            self.ws()
+            at = self.i
+            if at >= len(self.d) or self.d[at] != 0x22:
+                raise _fail("a member without a string key", at)
+            key = self.string()
+            self.ws()
+            if self.i >= len(self.d) or self.d[self.i] != 0x3A:
+                raise _fail("a key without a colon", self.i)
+            self.i += 1
+            members.append((key, at, self.value(depth)))
+            self.ws()
+            if self.i < len(self.d) and self.d[self.i] == 0x2C:
+                self.i += 1
+                continue
+            if self.i < len(self.d) and self.d[self.i] == 0x7D:
+                self.i += 1
+                return Value("object", members, start)
+            raise _fail("an object not closed", self.i)
+
+    def arr(self, depth: int) -> Value:
+        start = self.i
+        if depth > MAX_DEPTH:
+            raise _fail("nested too deep", start)
+        self.i += 1
+        items = []
+        self.ws()
+        if self.i < len(self.d) and self.d[self.i] == 0x5D:
+            self.i += 1
+            return Value("array", items, start)
+        while True:
+            items.append(self.value(depth))
+            self.ws()
+            if self.i < len(self.d) and self.d[self.i] == 0x2C:
+                self.i += 1
+                continue
+            if self.i < len(self.d) and self.d[self.i] == 0x5D:
+                self.i += 1
+                return Value("array", items, start)
+            raise _fail("an array not closed", self.i)
+
+    def string(self) -> str:
+        d = self.d
+        i = self.i + 1
+        out = []
+        run = i
+        while True:
+            if i >= len(d):
+                raise _fail("a string not closed", i)
+            c = d[i]
+            if c == 0x22:
+                out.append(self._utf8(run, i))
+                self.i = i + 1
+                return "".join(out)
+            if c < 0x20:
+                raise _fail("a control character in a string", i)
+            if c != 0x5C:
+                i += 1
+                continue
+            out.append(self._utf8(run, i))
+            if i + 1 >= len(d):
+                raise _fail("an escape not finished", i)
+            e = d[i + 1]
+            simple = {0x22: '"', 0x5C: "\\", 0x2F: "/", 0x62: "\b", 0x66: "\f", 0x6E: "\n",
+                      0x72: "\r", 0x74: "\t"}
+            if e in simple:
+                out.append(simple[e])
+                i += 2
+            elif e == 0x75:
+                code = self._hex(i)
+                i += 6
+                if 0xD800 <= code < 0xDC00 and d[i:i + 2] == b"\\u":
+                    low = self._hex(i)
+                    if 0xDC00 <= low < 0xE000:
+                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                        i += 6
+                if 0xD800 <= code < 0xE000:
+                    raise _fail("a lone surrogate", i - 6)
+                out.append(chr(code))
+            else:
+                raise _fail("an unknown escape", i)
+            run = i
+
+    def _hex(self, i: int) -> int:
+        digits = self.d[i + 2:i + 6]
+        if len(digits) != 4 or not all(c in b"0123456789abcdefABCDEF" for c in digits):
+            raise _fail("a \\u escape without four hex digits", i)
+        return int(digits, 16)
+
+    def _utf8(self, a: int, b: int) -> str:
+        try:
+            return self.d[a:b].decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _fail("text not UTF-8", a + exc.start) from None
+
+
+def parse(data: bytes) -> Value:
+    """The one value a text holds (surrounded by white space only)."""
+    r = _Reader(bytes(data))
+    if r.d.startswith(b"\xef\xbb\xbf"):
+        raise _fail("a byte order mark", 0)
+    v = r.value(0)
+    r.ws()
+    if r.i != len(r.d):
+        raise _fail("text after the value", r.i)
+    return v
+
+
+# ---- writing --------------------------------------------------------------------------------------
+def _f32(x: float) -> float:
+    """x rounded to binary32 (past its range: infinite)."""
+    try:
+        return struct.unpack("<f", struct.pack("<f", x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+def number(x: float) -> str:
+    """The shortest decimal that reads back to the same binary32 as x, laid out as
+    ECMAScript's Number::toString lays it out (1e21 and above, and below 1e-6, in exponent
+    form; -0 as 0)."""
+    x = _f32(float(x))
+    if not math.isfinite(x):
+        raise ValueError("JSON has no text for a number that is not finite")
+    if x == 0:
+        return "0"
+    for p in range(1, 10):
+        s = f"{x:.{p - 1}e}"
+        if _f32(float(s)) == x:
+            break
+    mantissa, exp = s.split("e")
+    sign = "-" if mantissa.startswith("-") else ""
+    digits = mantissa.lstrip("-").replace(".", "").rstrip("0") or "0"
+    k, n = len(digits), int(exp) + 1
+    if k <= n <= 21:
+        body = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        body = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        body = "0." + "0" * (-n) + digits
+    else:
+        e = n - 1
+        body = digits[0] + ("." + digits[1:] if k > 1 else "") + "e" + ("+" if e >= 0 else "-") + str(abs(e))
+    return sign + body
+
+
+def string(s: str) -> str:
+    """A JSON string, non-ASCII kept as UTF-8, control characters escaped."""
+    out = ['"']
+    for ch in s:
+        o = ord(ch)
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif o < 0x20:
+            out.append({8: "\\b", 9: "\\t", 10: "\\n", 12: "\\f", 13: "\\r"}.get(o, f"\\u{o:04x}"))
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def dump(value, indent: int = 0) -> str:
+    """A value made of dicts (members in order), lists, str, bool, None, int and float (a
+    float written by number()): two-space indents, a line per list item and member, empty
+    lists and objects on one line."""
+    pad = "  " * indent
+    inner = "  " * (indent + 1)
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        rows = [f"{inner}{string(k)}: {dump(v, indent + 1)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(rows) + "\n" + pad + "}"
+    if isinstance(value, list):
+        if not value:
+            return "[]"
+        rows = [f"{inner}{dump(v, indent + 1)}" for v in value]
+        return "[\n" + ",\n".join(rows) + "\n" + pad + "]"
+    if isinstance(value, str):
+        return string(value)
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if value is None:
+        return "null"
+    if isinstance(value, int):
+        return str(value)
+    return number(value)

@@ -1,0 +1,77 @@
+"""Subset plans (maniPlanGraphSubset): evaluating some bones of a graph's pose, bit for bit
+as a full evaluation writes them.
+
+A plan holds the bones listed, every ancestor of them (so their model pass is right) and,
+to a fixed point, every bone the graph's nodes read to write them. The node kinds of this
+release (clips, blends, spaces, masks, additive layers, selects, time scales, seeks,
+machines, one-shots, inertialization, pose parameters) write each bone from the same bone
+of their inputs, so the fixed point is the ancestors' closure; mirror, IK and spring nodes
+widen it when they arrive. Its memory:
+
+    0   u32 magic b"GSUB", u32 bone count, u64 the graph's identity
+    16  u32 reserved 0 (four)
+    32  u32[count] the bones, increasing
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.errors import InvalidError
+from .binding import GraphBinding
+from .evaluate.eval import evaluate
+from ..core.limits import NO_BONE
+from ..core.memory import caller_block
+
+SUBSET_MAGIC = 0x42555347           # "GSUB"
+SUBSET_HEADER = 32
+
+
+def subset_size(binding: GraphBinding) -> int:
+    """maniGraphBinding_GetSubsetSize: the plan's bytes, whatever its bones."""
+    return SUBSET_HEADER + 4 * binding.skeleton.bone_count
+
+
+class GraphSubset:
+    """A plan of some bones of a binding's graph (maniGraphSubset)."""
+
+    def __init__(self, binding: GraphBinding, bones, memory=None, size: int | None = None):
+        if not isinstance(binding, GraphBinding):
+            raise InvalidError("not a graph binding")
+        if bones is None:
+            raise InvalidError("no bones")
+        try:
+            listed = np.asarray(bones, dtype=np.int64).reshape(-1)
+        except (TypeError, ValueError, OverflowError):
+            raise InvalidError("bones are not whole numbers") from None
+        n = binding.skeleton.bone_count
+        if listed.size and (listed[0] < 0 or listed[-1] >= n or (np.diff(listed) <= 0).any()):
+            raise InvalidError("bones out of range or not increasing")
+        buf = None if memory is None else caller_block(memory, size, subset_size(binding), "a plan")
+        keep = np.zeros(n, dtype=bool)
+        for bone in listed.tolist():
+            while bone != NO_BONE and not keep[bone]:
+                keep[bone] = True
+                bone = binding.skeleton.parent(bone)
+        self.bones = np.flatnonzero(keep).astype(np.intp)
+        self.binding = binding
+        if buf is not None:
+            buf[:SUBSET_HEADER] = 0
+            buf[0:8].view("<u4")[:] = (SUBSET_MAGIC, self.bones.size)
+            buf[8:16].view("<u8")[0] = binding.graph.identity
+            buf[SUBSET_HEADER:SUBSET_HEADER + 4 * self.bones.size].view("<u4")[:] = self.bones
+        self.buffer = buf
+        self.evaluation = None          # graph_eval's steps on these bones, made on first use
+
+    def get_bones(self) -> np.ndarray:
+        """maniGraphSubset_GetBones: the bones the plan evaluates and writes, increasing."""
+        return self.bones.astype(np.uint32)
+
+
+def evaluate_subset(inst, plan: GraphSubset, out, scratch=None) -> None:
+    """maniGraphInstance_EvaluateSubset: the plan's bones as Evaluate writes them, every other
+    bone of `out` left as it was."""
+    if not isinstance(plan, GraphSubset):
+        raise InvalidError("no plan")
+    if plan.binding is not inst.binding:
+        raise InvalidError("a plan of another binding")
+    evaluate(inst, out, scratch, plan)

@@ -1,0 +1,328 @@
+"""Blending: poses mixed by weights, per bone through masks, and differences layered on.
+
+Poses and differences never mix: a blend takes layers of one kind and writes that kind, and
+additive layers are differences applied to a pose. Arithmetic is binary64, stored binary32.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..core.errors import CapacityError, InvalidError
+from ..core.jit import kernel
+from .pose import Pose
+from .skeleton import Skeleton
+from ..core.transform import IDENTITY
+
+
+@dataclass
+class BlendLayer:
+    """maniBlendLayer: a pose (or difference) with its weight and optional per-bone weights."""
+
+    pose: Pose
+    weight: float = 1.0
+    bone_weights: np.ndarray | None = None
+
+
+@dataclass
+class MaskChain:
+    """maniMaskChain: a weight on a bone alone, or on its whole subtree."""
+
+    bone: int
+    weight: float
+    subtree: bool = True
+
+
+def _check_skeleton(skeleton) -> None:
+    if not isinstance(skeleton, Skeleton):
+        raise InvalidError("not an opened skeleton")
+
+
+def _check_pose(pose, skeleton: Skeleton, what: str) -> None:
+    if not isinstance(pose, Pose):
+        raise InvalidError(f"{what} is not a pose")
+    if not pose.of(skeleton):
+        raise InvalidError(f"{what} is a pose of another skeleton")
+
+
+def _check_output(pose, skeleton: Skeleton, what: str) -> None:
+    """_check_pose for a pose written, which a pose over read-only bytes cannot be."""
+    _check_pose(pose, skeleton, what)
+    if not pose.buffer.flags.writeable:
+        raise InvalidError(f"{what} is read-only")
+
+
+def _layer_weights(layers: Sequence[BlendLayer], n: int) -> np.ndarray:
+    """(layers, n) weight of each layer on each bone, each factor checked to lie in [0, 1]."""
+    scalars, masks = [], []
+    for i, layer in enumerate(layers):
+        weight = float(layer.weight)
+        if not 0.0 <= weight <= 1.0:
+            raise InvalidError(f"layer {i}: weight {weight} outside 0 to 1")
+        scalars.append(weight)
+        if layer.bone_weights is None:
+            continue
+        bw = np.asarray(layer.bone_weights, dtype=np.float64)
+        if bw.shape != (n,):
+            raise InvalidError(f"layer {i}: {bw.shape} bone weights for {n} bones")
+        if not ((bw >= 0) & (bw <= 1)).all():
+            raise InvalidError(f"layer {i}: a bone weight outside 0 to 1")
+        masks.append((i, bw))
+    w = np.empty((len(scalars), n), dtype=np.float64)
+    w.T[...] = scalars
+    for i, bw in masks:
+        w[i] *= bw
+    return w
+
+
+def _stacked(layers: Sequence[BlendLayer], n: int) -> np.ndarray:
+    """The layers' locals as one (layers, n, 10) array for a kernel to read: a copy, but for
+    one layer, whose own locals serve (a kernel never writes its layers)."""
+    if len(layers) == 1:
+        return layers[0].pose.locals[None]
+    if not layers:
+        return np.empty((0, n, 10), dtype=np.float32)
+    return np.array([layer.pose.locals for layer in layers])
+
+
+_IDENTITY_REST = IDENTITY[None]     # a difference's rest, the one row every bone shares
+
+
+# ---- kernels: per bone, binary64 arithmetic on binary32 inputs, binary32 stored ------------
+
+@kernel
+def _qmul(ax, ay, az, aw, bx, by, bz, bw):
+    """Hamilton product a * b (apply b, then a), xyzw."""
+    return (aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz)
+
+
+@kernel
+def _join(acc, row, share):
+    """Adds a layer's row at its share to a bone's binary64 sums: translation and scale as
+    they are, the rotation on the arc agreeing with the sum so far (a dot of -0 or 0 agrees)."""
+    dot = acc[3] * np.float64(row[3]) + acc[4] * np.float64(row[4]) + \
+        acc[5] * np.float64(row[5]) + acc[6] * np.float64(row[6])
+    turned = -share if dot < 0.0 else share
+    for c in range(10):
+        acc[c] += (turned if 3 <= c < 7 else share) * np.float64(row[c])
+
+
+@kernel
+def _blend(locals_, weights, threshold, rest, out):
+    """blend_poses's arithmetic: (k, n, 10) layers at (k, n) weights into (n, 10) `out`;
+    `rest` is (n, 10), or (1, 10) for one rest every bone shares.
+
+    Each bone on its own: a layer's share is its weight / max(total, threshold) (0 where
+    that is 0), the rest joins last where the shares fall short of 1, taking what is left;
+    the rotation sum is normalized, the rest's rotation kept where its length is 0 or NaN."""
+    k, n = weights.shape
+    acc = np.empty(10)
+    for b in range(n):
+        total = 0.0
+        for i in range(k):
+            total += weights[i, b]
+        divisor = max(total, threshold)
+        acc[:] = 0.0
+        taken = 0.0
+        for i in range(k):
+            share = weights[i, b] / divisor if divisor > 0.0 else 0.0
+            taken += share
+            _join(acc, locals_[i, b], share)
+        r = rest[b if rest.shape[0] > 1 else 0]
+        if taken != 1.0:
+            _join(acc, r, 1.0 - taken)
+        length = math.sqrt(acc[3] * acc[3] + acc[4] * acc[4] + acc[5] * acc[5] + acc[6] * acc[6])
+        for c in range(10):
+            if not 3 <= c < 7:
+                out[b, c] = np.float32(acc[c])
+            elif length > 0.0:
+                out[b, c] = np.float32(acc[c] / length)
+            else:
+                out[b, c] = r[c]
+
+
+@kernel
+def _bone_difference(a, b, d):
+    """One bone's difference of row a from basis row b into row d (which may be either: every
+    input is read before the first write): t - t_b, r_b^-1 r normalized, s / s_b."""
+    ax, ay, az, aw = np.float64(a[3]), np.float64(a[4]), np.float64(a[5]), np.float64(a[6])
+    bx, by, bz, bw = np.float64(b[3]), np.float64(b[4]), np.float64(b[5]), np.float64(b[6])
+    t0, t1, t2 = (np.float64(a[0]) - np.float64(b[0]), np.float64(a[1]) - np.float64(b[1]),
+                  np.float64(a[2]) - np.float64(b[2]))
+    s0, s1, s2 = (np.float64(a[7]) / np.float64(b[7]), np.float64(a[8]) / np.float64(b[8]),
+                  np.float64(a[9]) / np.float64(b[9]))
+    qx, qy, qz, qw = _qmul(-bx, -by, -bz, bw, ax, ay, az, aw)
+    length = math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
+    d[0], d[1], d[2] = np.float32(t0), np.float32(t1), np.float32(t2)
+    d[3], d[4] = np.float32(qx / length), np.float32(qy / length)
+    d[5], d[6] = np.float32(qz / length), np.float32(qw / length)
+    d[7], d[8], d[9] = np.float32(s0), np.float32(s1), np.float32(s2)
+
+
+@kernel
+def _difference(pose, basis, out):
+    """compute_pose_difference's arithmetic: the first bone whose difference is not finite
+    in binary32, with nothing written; else -1, every bone written. Two passes of the same
+    operations, so a refusal leaves `out` (which may be the pose or the basis) as it was."""
+    d = np.empty(10, dtype=np.float32)
+    for b in range(pose.shape[0]):
+        _bone_difference(pose[b], basis[b], d)
+        for c in range(10):
+            if not np.isfinite(d[c]):
+                return b
+    for b in range(pose.shape[0]):
+        _bone_difference(pose[b], basis[b], out[b])
+    return -1
+
+
+@kernel
+def _add(pose, differences, weights):
+    """add_layers's arithmetic on (n, 10) `pose` in place: (k, n, 10) differences at (k, n)
+    weights, in order, each bone on its own: t + w d_t; r times nlerp(1, d_r, w) with d_r
+    turned the short way (w d_r signed by d_w, plus 1 - w on w), normalized once per layer;
+    s (1 + w (d_s - 1))."""
+    k, n = weights.shape
+    for b in range(n):
+        p = pose[b]
+        tx, ty, tz = np.float64(p[0]), np.float64(p[1]), np.float64(p[2])
+        qx, qy, qz, qw = np.float64(p[3]), np.float64(p[4]), np.float64(p[5]), np.float64(p[6])
+        sx, sy, sz = np.float64(p[7]), np.float64(p[8]), np.float64(p[9])
+        for i in range(k):
+            w = weights[i, b]
+            d = differences[i, b]
+            tx += w * np.float64(d[0])
+            ty += w * np.float64(d[1])
+            tz += w * np.float64(d[2])
+            turn = math.copysign(w, np.float64(d[6]))
+            qx, qy, qz, qw = _qmul(qx, qy, qz, qw, turn * np.float64(d[3]), turn * np.float64(d[4]),
+                                   turn * np.float64(d[5]), turn * np.float64(d[6]) + (1.0 - w))
+            length = math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
+            qx, qy, qz, qw = qx / length, qy / length, qz / length, qw / length
+            sx *= 1.0 + w * (np.float64(d[7]) - 1.0)
+            sy *= 1.0 + w * (np.float64(d[8]) - 1.0)
+            sz *= 1.0 + w * (np.float64(d[9]) - 1.0)
+        p[0], p[1], p[2] = np.float32(tx), np.float32(ty), np.float32(tz)
+        p[3], p[4], p[5], p[6] = np.float32(qx), np.float32(qy), np.float32(qz), np.float32(qw)
+        p[7], p[8], p[9] = np.float32(sx), np.float32(sy), np.float32(sz)
+
+
+@kernel
+def _inherit(parents, subtree):
+    """build_mask's subtree chains handed down in place: a bone without one (NaN) takes its
+    parent's, bones in storage order, which puts every parent first. A parent that is not a
+    lower index counts as none (Skeleton.check_parents() has refused those already)."""
+    for b in range(subtree.shape[0]):
+        p = np.int64(parents[b])
+        if p < b and np.isnan(subtree[b]):
+            subtree[b] = subtree[p]
+
+
+# ---- the functions ---------------------------------------------------------------------------
+
+def blend_poses(skeleton: Skeleton, layers: Sequence[BlendLayer], threshold: float,
+                out: Pose) -> None:
+    """maniSkeleton_BlendPoses.
+
+    Each bone takes each layer's weight times its bone weight, divided by the bone's total,
+    or by the threshold where the total falls short of it, the rest taking the shortfall;
+    so a blend fades into the rest as its weights fall. Translations and scales are convex
+    combinations (never past the largest input, finite up to 2^127); rotations are summed
+    each on the arc that agrees with the sum so far, then normalized.
+    """
+    _check_skeleton(skeleton)
+    _check_output(out, skeleton, "the output")
+    layers = list(layers)
+    for i, layer in enumerate(layers):
+        _check_pose(layer.pose, skeleton, f"layer {i}")
+        if layer.pose is out or np.may_share_memory(layer.pose.buffer, out.buffer):
+            raise InvalidError(f"layer {i} is the output")
+    kinds = {layer.pose.is_difference for layer in layers}
+    if len(kinds) > 1:
+        raise InvalidError("layers of both kinds")
+    threshold = float(threshold)
+    if not 0.0 <= threshold <= 1.0:
+        raise InvalidError(f"threshold {threshold} out of range")
+    n = skeleton.bone_count
+    w = _layer_weights(layers, n)
+    difference = kinds == {True}
+    _blend(_stacked(layers, n), w, threshold, _IDENTITY_REST if difference else skeleton.rests,
+           out.locals)
+    out.mark_kind(difference)
+
+
+def build_mask(skeleton: Skeleton, chains: Sequence[MaskChain], default_weight: float,
+               out: np.ndarray | None = None) -> np.ndarray:
+    """maniSkeleton_BuildMask: per-bone weights from chains.
+
+    A bone takes a chain on itself alone first, else the subtree chain on its nearest
+    ancestor or itself, else the default; of two chains on one bone and kind the later wins.
+    """
+    _check_skeleton(skeleton)
+    if chains is None:
+        raise InvalidError("no chains")
+    n = skeleton.bone_count
+    default_weight = float(default_weight)
+    if not (np.isfinite(default_weight) and default_weight >= 0):
+        raise InvalidError(f"default weight {default_weight} negative or not finite")
+    alone = np.full(n, np.nan)
+    subtree = np.full(n, np.nan)
+    for i, chain in enumerate(chains):
+        bone, weight = int(chain.bone), float(chain.weight)
+        if not 0 <= bone < n:
+            raise InvalidError(f"chain {i}: bone {bone} past the skeleton")
+        if not (np.isfinite(weight) and weight >= 0):
+            raise InvalidError(f"chain {i}: weight {weight} negative or not finite")
+        (subtree if chain.subtree else alone)[bone] = weight
+    if out is not None and len(out) < n:
+        raise CapacityError(f"{len(out)} weights for {n} bones", count=n)
+    skeleton.check_parents()         # FormatError for a parent changed to one not lower
+    _inherit(skeleton.parents, subtree)
+    weights = np.where(np.isnan(alone), np.where(np.isnan(subtree), default_weight, subtree),
+                       alone).astype(np.float32)
+    if out is None:
+        return weights
+    out[:n] = weights
+    return out
+
+
+def compute_pose_difference(skeleton: Skeleton, pose: Pose, basis: Pose, out: Pose) -> None:
+    """maniSkeleton_ComputePoseDifference: d_t = t - t_b, d_r = r_b^-1 r, d_s = s / s_b.
+
+    The output may be the pose or the basis; it is left unchanged when the difference is
+    not finite (a basis scale of 0, translations past binary32's range apart).
+    """
+    _check_skeleton(skeleton)
+    _check_pose(pose, skeleton, "pose")
+    _check_pose(basis, skeleton, "basis")
+    _check_output(out, skeleton, "output")
+    if pose.is_difference or basis.is_difference:
+        raise InvalidError("a difference given as pose or basis")
+    bone = _difference(pose.locals, basis.locals, out.locals)
+    if bone >= 0:
+        raise InvalidError(f"bone {bone}: difference not finite")
+    out.mark_kind(True)
+
+
+def add_layers(pose: Pose, skeleton: Skeleton, layers: Sequence[BlendLayer]) -> None:
+    """maniPose_AddLayers: differences applied in order at their weights w (0 to 1):
+    t + w d_t, r nlerp(1, d_r, w) with the difference's turn taken the short way, and
+    s (1 + w (d_s - 1)) per axis."""
+    _check_skeleton(skeleton)
+    _check_output(pose, skeleton, "the pose")
+    if pose.is_difference:
+        raise InvalidError("a difference as the pose")
+    layers = list(layers)
+    for i, layer in enumerate(layers):
+        _check_pose(layer.pose, skeleton, f"layer {i}")
+        if not layer.pose.is_difference:
+            raise InvalidError(f"layer {i} is not a difference")
+    n = skeleton.bone_count
+    w = _layer_weights(layers, n)
+    _add(pose.locals, _stacked(layers, n), w)
+    pose.mark_stale()

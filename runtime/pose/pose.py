@@ -1,0 +1,272 @@
+"""Poses: a skeleton's local transforms and the model matrices composed from them.
+
+One pose is one buffer the caller may own, with no pointers in it, so copying its bytes
+copies the pose:
+
+    offset     size   field
+    0          4      magic b"POSE"
+    4          4      flags: 1 model current, 2 difference
+    8          4      bone count
+    12         4      reserved, 0
+    16         8      identity of the skeleton
+    24         8      reserved, 0
+    32         40 n   locals, f32 (n, 10): translation, rotation x y z w, scale
+    32 + 40 n  48 n   model, f32 (n, 3, 4)
+
+PoseBatch lays many poses of one skeleton end to end, each a whole pose, so the batched
+paths (compose, sample, blend) are one call over all of them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.errors import CapacityError, FormatError, InvalidError
+from ..core.jit import kernel
+from ..core.memory import caller_block
+from .skeleton import Skeleton
+from ..core.transform import IDENTITY, IDENTITY_AFFINE, decompose_affine
+
+MAGIC = np.frombuffer(b"POSE", dtype="<u4")[0]
+HEADER_BYTES = 32
+MODEL_CURRENT = 1
+DIFFERENCE = 2
+
+
+def pose_size(bone_count: int) -> int:
+    """maniSkeleton_GetPoseSize for a skeleton of that many bones."""
+    return HEADER_BYTES + 88 * bone_count
+
+
+def _views(buf: np.ndarray, n: int):
+    """Header words, skeleton identity, locals and model over a (..., size) uint8 buffer."""
+    lead = buf.shape[:-1]
+    head = buf[..., 0:16].view("<u4")
+    ident = buf[..., 16:24].view("<u8")
+    locals_ = buf[..., HEADER_BYTES:HEADER_BYTES + 40 * n].view("<f4").reshape(lead + (n, 10))
+    model = buf[..., HEADER_BYTES + 40 * n:HEADER_BYTES + 88 * n].view("<f4").reshape(lead + (n, 3, 4))
+    return head, ident, locals_, model
+
+
+@kernel
+def _compose(parents, locals_, model):
+    """One pose's model matrices, bone by bone in storage order, which puts every parent
+    before its children: a root's is its local's matrix, any other bone's its parent's times
+    its local's. Binary32 throughout, as the model is stored.
+
+    The local's block is the quaternion's rotation matrix in its homogeneous form (x^2 + y^2
+    + z^2 + w^2 stands in for 1) with column j scaled by s_j. A parent that is not a lower
+    index counts as none: Skeleton.check_parents() has refused those already, and the kernel
+    then never reads a matrix it has not written."""
+    two = np.float32(2.0)
+    for b in range(locals_.shape[0]):
+        tx, ty, tz = locals_[b, 0], locals_[b, 1], locals_[b, 2]
+        x, y, z, w = locals_[b, 3], locals_[b, 4], locals_[b, 5], locals_[b, 6]
+        sx, sy, sz = locals_[b, 7], locals_[b, 8], locals_[b, 9]
+        xx, yy, zz, ww = x * x, y * y, z * z, w * w
+        l00, l01, l02 = (ww + xx - yy - zz) * sx, two * (x * y - z * w) * sy, two * (x * z + y * w) * sz
+        l10, l11, l12 = two * (x * y + z * w) * sx, (ww - xx + yy - zz) * sy, two * (y * z - x * w) * sz
+        l20, l21, l22 = two * (x * z - y * w) * sx, two * (y * z + x * w) * sy, (ww - xx - yy + zz) * sz
+        p = np.int64(parents[b])
+        m = model[b]
+        if p < b:
+            q = model[p]
+            for i in range(3):
+                a0, a1, a2 = q[i, 0], q[i, 1], q[i, 2]
+                m[i, 0] = a0 * l00 + a1 * l10 + a2 * l20
+                m[i, 1] = a0 * l01 + a1 * l11 + a2 * l21
+                m[i, 2] = a0 * l02 + a1 * l12 + a2 * l22
+                m[i, 3] = a0 * tx + a1 * ty + a2 * tz + q[i, 3]
+        else:
+            m[0, 0], m[0, 1], m[0, 2], m[0, 3] = l00, l01, l02, tx
+            m[1, 0], m[1, 1], m[1, 2], m[1, 3] = l10, l11, l12, ty
+            m[2, 0], m[2, 1], m[2, 2], m[2, 3] = l20, l21, l22, tz
+
+
+@kernel
+def _compose_batch(parents, locals_, model):
+    """_compose for each of (poses, n, 10) locals into (poses, n, 3, 4) models: every pose
+    by the same operations, so a batch's poses equal the single poses bit for bit."""
+    for i in range(locals_.shape[0]):
+        _compose(parents, locals_[i], model[i])
+
+
+class Pose:
+    """A pose of one skeleton in one buffer (maniPose)."""
+
+    def __init__(self, skeleton: Skeleton, memory=None):
+        _check_skeleton(skeleton)
+        n = skeleton.bone_count
+        self.buffer = caller_block(memory, None, pose_size(n), "a pose")[:pose_size(n)]
+        self._head, self._identity, self.locals, self.model = _views(self.buffer, n)
+        self._head[:] = (MAGIC, 0, n, 0)
+        self.buffer[16:24].view("<u8")[0] = skeleton.identity
+        self.buffer[24:32] = 0
+        try:
+            self.set_rest(skeleton)
+        except FormatError as exc:
+            exc.pose = self
+            raise
+
+    @classmethod
+    def attach(cls, memory) -> "Pose":
+        """A pose over bytes that already hold one (a byte copy of a pose is a pose)."""
+        buf = np.frombuffer(memory, dtype=np.uint8)
+        if buf.size < HEADER_BYTES or buf[:16].view("<u4")[0] != MAGIC:
+            raise InvalidError("not a pose's bytes")
+        n = int(buf[:16].view("<u4")[2])
+        if buf.size < pose_size(n):
+            raise CapacityError("bytes shorter than the pose they hold")
+        self = cls.__new__(cls)
+        self.buffer = buf[:pose_size(n)]
+        self._head, self._identity, self.locals, self.model = _views(self.buffer, n)
+        return self
+
+    # ---- facts
+    @property
+    def bone_count(self) -> int:
+        return self._head.item(2)
+
+    @property
+    def skeleton_identity(self) -> int:
+        return self._identity.item(0)
+
+    @property
+    def is_model_current(self) -> bool:
+        return bool(self._head.item(1) & MODEL_CURRENT)
+
+    @property
+    def is_difference(self) -> bool:
+        return bool(self._head.item(1) & DIFFERENCE)
+
+    def of(self, skeleton: Skeleton) -> bool:
+        """Whether this is a pose of that skeleton, its arrays of the skeleton's bone count
+        whatever its header's bytes now say (a kernel's writes rely on it)."""
+        n = skeleton.bone_count
+        return (skeleton.identity == self._identity.item(0) and n == self._head.item(2)
+                and n == len(self.locals))
+
+    def _set_flags(self, flags: int) -> None:
+        self._head[1] = flags
+
+    def mark_stale(self) -> None:
+        """Call after writing `locals` directly: the model no longer matches them."""
+        self._head[1] = self._head.item(1) & ~MODEL_CURRENT
+
+    def mark_kind(self, difference: bool) -> None:
+        """Whether the locals now hold a difference; either way the model is stale."""
+        self._set_flags(DIFFERENCE if difference else 0)
+
+    # ---- whole pose
+    def set_rest(self, skeleton: Skeleton) -> None:
+        """maniPose_SetRest: every bone at rest, the model composed."""
+        self._require(skeleton)
+        self.locals[...] = skeleton.rests
+        self._set_flags(0)
+        self.compute_model(skeleton)
+
+    def compute_model(self, skeleton: Skeleton) -> None:
+        """maniPose_ComputeModel."""
+        self._require(skeleton)
+        if self.is_difference:
+            raise InvalidError("a difference has no model")
+        self.mark_stale()           # and so it stays if the skeleton's bytes turn out wrong
+        skeleton.check_parents()     # FormatError for a parent changed to one not lower
+        _compose(skeleton.parents, self.locals, self.model)
+        self._set_flags(MODEL_CURRENT)
+
+    def copy_from(self, other: "Pose") -> None:
+        if other.buffer.size != self.buffer.size:
+            raise InvalidError("poses of different sizes")
+        self.buffer[...] = other.buffer
+
+    # ---- per bone
+    def get_local(self, bone: int) -> np.ndarray:
+        if not 0 <= bone < self.bone_count:
+            return IDENTITY.copy()
+        return self.locals[bone].copy()
+
+    def set_local(self, bone: int, transform) -> None:
+        if 0 <= bone < self.bone_count:
+            self.locals[bone] = transform
+            self.mark_stale()
+
+    def read_locals(self, first: int, count: int, out: np.ndarray | None = None) -> np.ndarray:
+        self._range(first, count)
+        if out is None:
+            return self.locals[first:first + count].copy()
+        out[...] = self.locals[first:first + count]
+        return out
+
+    def write_locals(self, first: int, transforms) -> None:
+        t = np.asarray(transforms, dtype=np.float32).reshape(-1, 10)
+        self._range(first, t.shape[0])
+        self.locals[first:first + t.shape[0]] = t
+        self.mark_stale()
+
+    def get_model(self, bone: int) -> np.ndarray:
+        if not 0 <= bone < self.bone_count:
+            return IDENTITY_AFFINE.copy()
+        return self.model[bone].copy()
+
+    def read_models(self, first: int, count: int, out: np.ndarray | None = None) -> np.ndarray:
+        self._range(first, count)
+        if out is None:
+            return self.model[first:first + count].copy()
+        out[...] = self.model[first:first + count]
+        return out
+
+    def get_model_transform(self, bone: int) -> np.ndarray:
+        """maniPose_GetModelTransform: the model matrix split; identity past the count or
+        for a matrix that is not finite."""
+        if not 0 <= bone < self.bone_count:
+            return IDENTITY.copy()
+        try:
+            return decompose_affine(self.model[bone])
+        except InvalidError:
+            return IDENTITY.copy()
+
+    # ---- checks
+    def _require(self, skeleton: Skeleton) -> None:
+        _check_skeleton(skeleton)
+        if not self.of(skeleton):
+            raise InvalidError("a pose of another skeleton")
+
+    def _range(self, first: int, count: int) -> None:
+        if first < 0 or count < 0 or first + count > self.bone_count:
+            raise InvalidError(f"bones {first}..{first + count} past the bone count")
+
+
+class PoseBatch:
+    """Many poses of one skeleton end to end; `poses[i]` is a whole pose over row i."""
+
+    def __init__(self, skeleton: Skeleton, count: int):
+        _check_skeleton(skeleton)
+        n = skeleton.bone_count
+        self.buffer = np.zeros((count, pose_size(n)), dtype=np.uint8)
+        self._head, ident, self.locals, self.model = _views(self.buffer, n)
+        self._head[:] = (MAGIC, 0, n, 0)
+        ident[...] = skeleton.identity
+        self.poses = [Pose.attach(self.buffer[i]) for i in range(count)]
+        self.skeleton_identity = skeleton.identity
+        self.locals[...] = skeleton.rests
+        self.compute_model(skeleton)
+
+    def compute_model(self, skeleton: Skeleton) -> None:
+        """Composes every pose of the batch, each as Pose.compute_model composes one."""
+        _check_skeleton(skeleton)
+        if skeleton.identity != self.skeleton_identity:
+            raise InvalidError("a batch of another skeleton")
+        if (self._head[:, 1] & DIFFERENCE).any():
+            raise InvalidError("a difference has no model")
+        skeleton.check_parents()
+        _compose_batch(skeleton.parents, self.locals, self.model)
+        self._head[:, 1] = MODEL_CURRENT
+
+    def mark_kind(self, difference: bool, rows=None) -> None:
+        """Whether the poses (all, or `rows`) now hold differences; their models are stale."""
+        self._head[slice(None) if rows is None else rows, 1] = DIFFERENCE if difference else 0
+
+
+def _check_skeleton(skeleton) -> None:
+    if not isinstance(skeleton, Skeleton):
+        raise InvalidError("not an opened skeleton")

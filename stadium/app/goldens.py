@@ -1,0 +1,204 @@
+"""The visual regression cases: fixed frames of fixed battles, rendered headless.
+
+    python -m stadium.app.goldens       regenerate tests/golden/*.png from the current code
+
+Two sets: the show's frames at 160 x 144 (``cases``), and the debugger's screens
+(``debug_cases``: the playable battle with the debugger open, its graph inspector and
+skeleton overlay on) at the debugger's screen size.
+
+A frame matches its golden when at most TOLERANCE of its pixels differ by more than
+CHANNEL (of 255) in any channel: loose enough for another machine's rasteriser to
+round an edge differently, tight enough that a moved shadow or a lost flash fails.
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from ..render import diorama
+from ..render.battle_renderer import Look
+from ..battle.scene import BattleScene
+from ..render.gfx import Graphics, run_frames
+from .launch import default_species
+from ..paths import ROOT
+from ..rig.rig import StadiumRig
+from ..rig.roster import Roster
+from .viewer import DEBUG_SCREEN, DT, BattleViewer, Options
+
+GOLDEN = ROOT / "tests" / "golden"
+FAILURES = GOLDEN / "_failures"
+TOLERANCE = 0.005
+CHANNEL = 8
+
+# Frames of the default battle: both standing by (after both entrances, before the
+# first attack), and long after the faint.
+STANDBY_FRAME = 150
+FAINT_FRAME = 720
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    species: tuple[str, str]
+    frame: int
+    hour: str = "day"
+    look: Look = field(default_factory=Look)
+    scripted: bool = True
+
+    def options(self) -> Options:
+        look = Look(self.look.shadows, self.look.seams, self.look.glass, self.look.post)
+        return Options(species=self.species, hour=self.hour, look=look, scripted=self.scripted)
+
+
+def first_flash_frame(roster: Roster, species: tuple[str, str]) -> int:
+    """The first frame of the default battle where the one struck is flashing white.
+    Found by playing the battle's logic, so it follows the species' own timing."""
+    pairs = [(s, StadiumRig(s)) for s in (roster.load(name) for name in species)]
+    world = diorama.build()
+    scene = BattleScene(*pairs, (world.cell("left"), world.cell("right")))
+    for frame in range(1, FAINT_FRAME):
+        scene.update(DT)
+        if any(f.flash > 0.5 for f in scene.fighters):
+            return frame
+    raise RuntimeError(f"nobody flashed in the default battle of {species}")
+
+
+def cases(roster: Roster | None = None) -> list[Case]:
+    roster = roster or Roster()
+    pair = default_species(roster)
+    found = [Case(f"standby_{name}", (name, name), 40, scripted=False) for name in roster.names]
+    found += [
+        Case("attack_flash", pair, first_flash_frame(roster, pair)),
+        Case("faint", pair, FAINT_FRAME),
+        Case("shadows_off", pair, STANDBY_FRAME, look=Look(shadows=False)),
+        Case("seams_on", pair, STANDBY_FRAME, look=Look(seams=True)),
+    ]
+    found += [Case(f"hour_{hour}", pair, STANDBY_FRAME, hour=hour)
+              for hour in ("dawn", "day", "dusk", "night")]
+    return found
+
+
+def render(case: Case, gfx: Graphics, roster: Roster) -> np.ndarray:
+    """The case's frame at 160 x 144, (144, 160, 3) uint8; `gfx` must be that size."""
+    viewer = BattleViewer(case.options(), roster, overlay=False)
+    pixels = np.empty((gfx.height, gfx.width, 3), np.uint8)
+    try:
+        run_frames(viewer, gfx, [case.frame], DT, lambda _, g: g.read_screen(pixels))
+    finally:
+        viewer.release()
+    return pixels
+
+
+@dataclass(frozen=True)
+class DebugCase:
+    """A seeded battle played by the opponent logic to `frame`, the debugger open with
+    `state` (stadium.app.debugui.panels.DebugState's fields); with `scrub` the battle is then
+    paused and that battler's playhead scrubbed by that many seconds."""
+
+    name: str
+    frame: int
+    state: tuple = ()
+    seed: int = 3
+    scrub: tuple | None = None       # (side, seconds past the playhead)
+
+    def options(self) -> Options:
+        return Options(mode="battle", controllers=("ai", "ai"), seed=self.seed, debug=True,
+                       fixed_clock=True, debug_state=dict(self.state))
+
+
+def debug_cases() -> list[DebugCase]:
+    return [
+        # the first blow lands: the inspector on our attacker, the skeletons over both,
+        # a bone of the rival picked
+        DebugCase("debug_inspector", 180, (("skeleton", True), ("picked", (1, 5)))),
+        # the rival's hit reaction paused and scrubbed, on the Stadium path without the
+        # half-frame blend, every bone named
+        DebugCase("debug_scrub_names", 180,
+                  (("skeleton", True), ("names", True), ("side", 1), ("interpolate", False),
+                   ("pose_paths", [None, "stadium"])), scrub=(1, 0.1)),
+    ]
+
+
+def render_debug(case: DebugCase, gfx: Graphics, roster: Roster) -> np.ndarray:
+    """The case's whole screen, (h, w, 3) uint8; `gfx` must be DEBUG_SCREEN's size."""
+    viewer = BattleViewer(case.options(), roster, overlay=False)
+    try:
+        viewer.load(gfx)
+        for _ in range(case.frame):
+            viewer.update(DT)
+        if case.scrub is not None:
+            side, seconds = case.scrub
+            viewer.set_paused(True)
+            scrub = [None, None]
+            scrub[side] = viewer.match.battlers[side].state()[1] + seconds
+            viewer.debug.state.scrub = scrub
+            viewer.views_changed()
+        viewer.draw(gfx)
+        return gfx.read_screen().copy()
+    finally:
+        viewer.release()
+
+
+def difference(expected: np.ndarray, actual: np.ndarray) -> tuple[float, np.ndarray]:
+    """The share of pixels off by more than CHANNEL, and a picture of where."""
+    off = (np.abs(expected.astype(np.int16) - actual.astype(np.int16)) > CHANNEL).any(axis=-1)
+    picture = (expected // 3).astype(np.uint8)
+    picture[off] = (255, 0, 255)
+    return float(off.mean()), picture
+
+
+def write_failure(name: str, expected: np.ndarray, actual: np.ndarray, diff: np.ndarray) -> Path:
+    FAILURES.mkdir(parents=True, exist_ok=True)
+    for suffix, image in (("expected", expected), ("actual", actual), ("diff", diff)):
+        Image.fromarray(image).save(FAILURES / f"{name}_{suffix}.png")
+    return FAILURES
+
+
+def mismatch(name: str, actual: np.ndarray) -> str | None:
+    """Compares a render with its golden: None when within the tolerance, else what is
+    wrong (expected, actual and diff pictures written to FAILURES)."""
+    path = GOLDEN / f"{name}.png"
+    if not path.exists():
+        return f"no golden for {name}: run python -m stadium.app.goldens"
+    expected = np.asarray(Image.open(path).convert("RGB"))
+    share, diff = difference(expected, actual)
+    if share <= TOLERANCE:
+        return None
+    folder = write_failure(name, expected, actual, diff)
+    return (f"{name}: {share:.2%} of pixels differ by more than {CHANNEL}/255 "
+            f"(allowed {TOLERANCE:.1%}); see {folder}")
+
+
+def main() -> int:
+    roster = Roster()
+    GOLDEN.mkdir(parents=True, exist_ok=True)
+    gfx = Graphics.open_headless((160, 144))
+    try:
+        for case in cases(roster):
+            path = GOLDEN / f"{case.name}.png"
+            Image.fromarray(render(case, gfx, roster)).save(path)
+            print(path.relative_to(ROOT))
+    finally:
+        gfx.release()
+    try:
+        import imgui_bundle  # noqa: F401
+    except ImportError:
+        print("imgui-bundle is not installed: the debugger's goldens were left as they are")
+        return 0
+    gfx = Graphics.open_headless(DEBUG_SCREEN)
+    try:
+        for case in debug_cases():
+            path = GOLDEN / f"{case.name}.png"
+            Image.fromarray(render_debug(case, gfx, roster)).save(path)
+            print(path.relative_to(ROOT))
+    finally:
+        gfx.release()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""What run_battle.py calls: a window on the battle, or headless frames where there is
+no display, with a pack that will not load reported in its own words."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from runtime.core import jit
+
+from . import headless
+from ..render.battlecam import FRAME
+from ..render.gfx import Graphics, WindowUnavailable, run_window
+from ..rig.pack import PackError
+from ..rig.roster import Roster
+from .viewer import DEBUG_SCREEN, DT, BattleViewer, Options
+
+DEFAULT_OUT = Path("out") / "battle"
+INTERACTIVE = ("human", "ai")        # the window's default: you against the opponent logic
+
+
+def default_species(roster: Roster) -> tuple[str, str]:
+    """The bundled default show's pair: the first two bundled species."""
+    names = roster.names
+    if not names:
+        raise LookupError("no species packs found in assets/species")
+    return names[0], names[1 % len(names)]
+
+
+def run(options: Options, *, headless_only: bool, scale: int,
+        frames: list[int] | None = None, out: Path | None = None,
+        gif: Path | None = None, roster: Roster | None = None,
+        hashes: Path | None = None) -> int:
+    """Open the viewer, or render headless; the process exit code.
+
+    Species None in `options` means the default pair (the show); teams None the bundled
+    teams (the battle). Headless, PNGs go to `out` (or out/battle when no GIF was asked
+    for either), the GIF to `gif`, and a line of hashes a frame to `hashes`.
+    """
+    roster = roster or Roster()
+    jit.on_first_compile(lambda: print("run_battle: compiling the runtime's kernels, once for "
+                                       "this machine (up to a minute)", flush=True))
+    try:
+        if options.mode == "show" and options.species is None:
+            options.species = default_species(roster)
+        viewer = BattleViewer(options, roster, overlay=not headless_only)
+    except PackError as error:
+        print(f"run_battle: {error}", file=sys.stderr)
+        return 2
+    except LookupError as error:
+        print(f"run_battle: {error.args[0]}", file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as error:
+        print(f"run_battle: {error}", file=sys.stderr)
+        return 2
+    if not headless_only:
+        size = DEBUG_SCREEN if options.debug else (FRAME[0] * scale, FRAME[1] * scale)
+        try:
+            gfx = Graphics.open_window(size, "Stadium battle", resizable=True)
+        except WindowUnavailable as why:
+            print(f"run_battle: no window here ({why}); rendering headless instead")
+            if options.mode == "battle" and tuple(options.controllers) == INTERACTIVE:
+                # nobody can press a key here: the opponent logic plays your side too
+                viewer.release()
+                options.controllers = ("ai", "ai")
+                viewer = BattleViewer(options, roster, overlay=False)
+            viewer.help_mode = 0
+        else:
+            try:
+                run_window(viewer, gfx, dt=DT)
+            finally:
+                viewer.release()
+                gfx.release()
+            return 0
+    if out is None and gif is None and hashes is None:
+        out = DEFAULT_OUT
+    if frames is None:
+        frames = headless.gif_frames() if gif is not None and out is None \
+            else list(headless.DEFAULT_FRAMES)
+    written = headless.render(viewer, frames, scale=scale, out=out, gif=gif, hashes=hashes)
+    pngs = [path for path in written if path.suffix == ".png"]
+    if pngs:
+        print(f"run_battle: wrote {len(pngs)} frame(s) to {pngs[0].parent}/")
+    if gif is not None:
+        print(f"run_battle: wrote {gif}")
+    if hashes is not None:
+        print(f"run_battle: wrote {hashes}")
+    return 0

@@ -1,0 +1,233 @@
+"""One creature in a battle, animated by its graph: the graph instance, the rig it
+drives, and the two ways a pose gets from one to the other.
+
+Each battler is an instance of the battler graph (stadium.battle.battler_graph) built for its
+species. Every step the instance is updated (which moves its state machine and lists
+the events its clips pass, such as an attack's "impact"), and then the rig is posed by
+one of two paths:
+
+    "stadium"   the rig poses itself at the current state's playhead, with its own
+                30 Hz frames, half-frame blending and guards: faithful to the original
+                game, a state change is a cut
+    "runtime"   the graph's evaluated pose drives the rig's pivot and draw matrices
+                (StadiumRig.set_chains), so a state change is inertialized (or crossfaded)
+                by the graph
+
+Either way the rig then anchors, skins and picks its textures as it always does.
+
+A developer may look at a battler differently without changing it: ``present(view)``
+re-poses the last step with another pose path, without the half-frame blend, without
+anchoring, or with the current state's playhead scrubbed, and the next step continues
+exactly as if it had not looked (the graph's state and the anchor's smoothing are put
+back afterwards).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+import runtime as rt
+from runtime.graph.source import ParameterType
+
+from ..rig import pack
+from .battler_graph import SPEED, BattlerGraph, battler_graph
+from .scene import ANCHOR_LIMIT, FLASH_BLINKS_PER_SECOND, FLASH_SECONDS, FLASH_STRENGTH, place
+from ..rig.convert import ROLES, RuntimeSpecies, runtime_species
+from ..rig.rig import StadiumRig
+
+POSE_PATHS = ("runtime", "stadium")
+SETTLED = ("standby_intro", "standby")
+
+
+@dataclass(frozen=True)
+class PoseView:
+    """How to show a battler other than as it plays (debugging): None fields leave that
+    part as it is."""
+
+    pose_path: str | None = None
+    interpolate: bool = True
+    anchor: bool = True
+    scrub: float | None = None       # the current state's playhead, in seconds
+
+    @property
+    def plain(self) -> bool:
+        return self.pose_path is None and self.interpolate and self.anchor and self.scrub is None
+
+
+class Battler:
+    """A species on a cell, played by its graph; what the renderer draws (species, rig,
+    matrix, flash, visible) and what the battle asks of it."""
+
+    def __init__(self, species: pack.Species, position, yaw: float, *, pose_path: str = "runtime",
+                 blend: str = "inertialize"):
+        if pose_path not in POSE_PATHS:
+            raise ValueError(f"pose path is one of {POSE_PATHS}, not {pose_path!r}")
+        self.species = species
+        self.rts: RuntimeSpecies = runtime_species(species)
+        self.graph: BattlerGraph = battler_graph(self.rts, blend)
+        self.blend = blend
+        self.instance = self.graph.new_instance()
+        self.pose_buffer = rt.Pose(self.rts.skeleton)
+        self.rig = StadiumRig(species)
+        self.pose_path = pose_path
+        self.position = np.asarray(position, float)
+        self.yaw = float(yaw)
+        self.visible = True
+        self.flash = 0.0
+        self.flash_time: float | None = None     # seconds since the flash started
+        self.events: list = []                   # what the last update listed
+        self.steps = 0
+        self.matrix = np.zeros((4, 4), np.float32)   # GL byte order: the transpose
+        self._place()
+        self._param = self.graph.parameters
+        self._playhead_at = {role: self.graph.binding.layout.nodes[k] + 2
+                             for role, k in self.graph.clip_nodes.items()}
+        self._dt = 0.0
+        self._anchor_before = None
+        self._anchor_after = None
+        self._shown = None
+
+    def _place(self) -> None:
+        place(self.matrix, self.position, self.yaw, self.species.root_scale)
+
+    # ------------------------------------------------------------ the graph
+
+    def trigger(self, name: str) -> None:
+        """Set one of the graph's triggers ("sendOut", "attack1", "attack2", "hit", "faint")."""
+        self.instance.set_parameter(self._param[name], ParameterType.trigger, True)
+
+    def set_speed(self, value: float) -> None:
+        self.instance.set_parameter(self._param[SPEED], ParameterType.float_, float(value))
+
+    def state(self) -> tuple[str, float, int]:
+        """(role of the current state, its clip's playhead, the transition under way or
+        GRAPH_NONE)."""
+        view = self.instance.inspect(self.graph.machine)
+        role = ROLES[view.state]
+        return role, float(self.instance.S[self._playhead_at[role]]), view.transition
+
+    @property
+    def role(self) -> str:
+        return ROLES[self.instance.inspect(self.graph.machine).state]
+
+    def settled(self) -> bool:
+        """Standing by, or settling into it: an action is over once the machine is back
+        in standby, whether its blend there has finished or not (so the battle's timing
+        is the same whichever way the graph blends)."""
+        return self.role in SETTLED
+
+    def fainted(self) -> bool:
+        """The faint has played to its end and holds there."""
+        role, playhead, _ = self.state()
+        return role == "faint" and playhead >= self.rts.clip("faint").duration
+
+    def strike_flash(self) -> None:
+        self.flash_time = 0.0
+        self._flash()
+
+    def _flash(self) -> None:
+        since = self.flash_time
+        if since is not None and 0.0 <= since < FLASH_SECONDS:
+            blink = math.floor(since * FLASH_BLINKS_PER_SECOND * 2.0) % 2 == 0
+            self.flash = FLASH_STRENGTH * (1.0 - since / FLASH_SECONDS) if blink else 0.0
+        else:
+            self.flash = 0.0
+            self.flash_time = None
+
+    def update(self, dt: float) -> list:
+        """One step of the graph: returns (and keeps) the events it listed."""
+        events, _, _ = self.instance.update(dt)
+        self.events = events
+        self.steps += 1
+        if self.flash_time is not None:
+            self.flash_time += dt
+            self._flash()
+        return events
+
+    # ------------------------------------------------------------ posing
+
+    def pose(self, dt: float, view: PoseView | None = None) -> None:
+        """Pose the rig for this step (anchored, smoothing over dt), skin it, pick its
+        textures; then, if a view is given, show it that way instead (see present)."""
+        self._dt = dt
+        self._anchor_before = self.rig.anchor_state
+        self._pose_once(self.pose_path, True, None)
+        self.rig.anchor(ANCHOR_LIMIT, dt)
+        self._anchor_after = self.rig.anchor_state
+        self._finish()
+        if view is not None and not view.plain:
+            self.present(view)
+
+    def present(self, view: PoseView | None) -> None:
+        """Re-pose the last step as `view` asks (None: as it plays). The graph's state and
+        the anchor's smoothing are left exactly as the step left them."""
+        rig = self.rig
+        view = view or PoseView()
+        S, A = self.instance.S.copy(), self.instance.A.copy()
+        try:
+            rig.anchor_state = self._anchor_before
+            rig.forget_pose()
+            self._pose_once(view.pose_path or self.pose_path, view.interpolate, view.scrub)
+            if view.anchor:
+                rig.anchor(ANCHOR_LIMIT, self._dt)
+        finally:
+            self.instance.S[:] = S
+            self.instance.A[...] = A
+            rig.anchor_state = self._anchor_after
+        self._finish()
+
+    def _finish(self) -> None:
+        self.rig.skin(self.yaw)
+        self.rig.textures(self._shown)
+
+    def _pose_once(self, path: str, interpolate: bool, scrub: float | None) -> None:
+        role, playhead, _ = self.state()
+        clip = self.rts.clips[role]
+        if scrub is not None:
+            playhead = min(max(float(scrub), 0.0), clip.clip.duration)
+        frame = clip.frame(playhead)
+        if not interpolate:
+            frame = math.floor(frame + 1e-6)
+        self._shown = clip.anim
+        if path == "stadium":
+            self.rig.pose(clip.anim, frame, clip.wrap)
+            return
+        if scrub is not None:
+            self.instance.S[self._playhead_at[role]] = playhead
+        if not interpolate:
+            # every clip's playhead on its 30 Hz frame: what the rig would show unblended
+            for r, at in self._playhead_at.items():
+                t = self.instance.S[at]
+                self.instance.S[at] = math.floor(t * pack.FPS + 1e-6) / pack.FPS
+        pose = self.pose_buffer
+        self.instance.evaluate(pose)
+        pose.compute_model(self.rts.skeleton)
+        # a draw bone's local scale is the accumulated scale (it has no turn or offset)
+        self.rig.set_chains(pose.model[self.rts.pivot_bones], pose.locals[self.rts.draw_bones, 7:10],
+                            self.rig.shown_frame(clip.anim, frame, clip.wrap))
+
+    def release(self) -> None:
+        self.rig.release()
+
+    # ------------------------------------------------------------ saving
+
+    def save(self) -> dict:
+        return {"species": self.species.name, "pose_path": self.pose_path, "blend": self.blend,
+                "graph": bytes(self.instance.save()).hex(), "visible": self.visible,
+                "flash_time": self.flash_time, "flash": self.flash, "steps": self.steps,
+                "dt": self._dt, "anchor_before": self._anchor_before,
+                "anchor_after": self._anchor_after}
+
+    def restore(self, state: dict) -> None:
+        self.instance.restore(bytes.fromhex(state["graph"]))
+        self.visible = bool(state["visible"])
+        self.flash_time = state["flash_time"]
+        self.flash = float(state["flash"])
+        self.steps = int(state["steps"])
+        self._dt = float(state["dt"])
+        self._anchor_before = state["anchor_before"]
+        self._anchor_after = state["anchor_after"]
+        # the rig holds no pose yet: show the saved step again (no time passes)
+        self.present(None)
