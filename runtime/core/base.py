@@ -19,9 +19,12 @@ class Version(NamedTuple):
 VERSION = Version(0, 1, 0)
 ABI_VERSION = 1         # MANI_ABI_VERSION: saved states of another ABI are refused
 
-# Our kernels are numpy's: the library compiles no vector code of its own, so no CPU can
-# be the wrong one for this build and the honest backend name is the scalar one. (numpy
-# picks its own SIMD paths at run time, which is numpy's business, not ours.)
+# numba compiles the kernels for this host's CPU the first time they run (LLVM uses whatever
+# vector instructions the host has, and the cache is keyed by the CPU), so no CPU can be the
+# wrong one for them and the check always passes. What the spec's backend name decides is
+# data layout: a vector build's cursors also keep samples in groups of eight bones
+# (maniClip_GetCursorSize). This library keeps the scalar layout on every host, so the name
+# is the scalar one.
 SIMD_BACKEND = "scalar"
 
 
