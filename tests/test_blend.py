@@ -11,7 +11,7 @@ from runtime.pose.blend import MaskChain as C
 from runtime.pose.skeleton import BoneSource as B
 from runtime.pose.skeleton import SkeletonSource
 
-from runtime_fixtures import humanoid, open_skeleton, random_pose
+from runtime_fixtures import humanoid, open_skeleton, random_locals, random_pose
 
 SK = humanoid(30)
 weights = st.floats(0, 1, allow_nan=False)
@@ -389,3 +389,21 @@ def test_build_mask_capacity_and_refusals():
                  (SK, [C(0, np.inf)], 1.0), (SK, [], np.nan), (SK, [], -0.5)]:
         with pytest.raises(rt.InvalidError):
             capi.maniSkeleton_BuildMask(*args)
+
+
+def test_a_bone_without_weight_takes_its_rest_bit_for_bit():
+    """'With no weight on a bone it takes its rest as it is': no renormalising on the way
+    (about one rest in a hundred would move by an ulp if renormalised)."""
+    rng = np.random.default_rng(5)
+    quats = rng.normal(size=(300, 4))
+    sk = open_skeleton(SkeletonSource([B(f"b{i}", i - 1, rotation=q) for i, q in enumerate(quats)]))
+    out = rt.Pose(sk)
+    out.write_locals(0, random_locals(rng, sk.bone_count))
+    for layers in ([], [rt.BlendLayer(random_pose(sk, rng), 0.0)],
+                   [rt.BlendLayer(random_pose(sk, rng), 1.0, np.zeros(sk.bone_count))]):
+        capi.maniSkeleton_BlendPoses(sk, layers, 0.0, out)
+        assert np.array_equal(out.locals.view(np.uint32), sk.rests.view(np.uint32))
+    half = np.zeros(sk.bone_count)
+    half[::2] = 1.0
+    capi.maniSkeleton_BlendPoses(sk, [rt.BlendLayer(random_pose(sk, rng), 1.0, half)], 0.0, out)
+    assert np.array_equal(out.locals[1::2].view(np.uint32), sk.rests[1::2].view(np.uint32))

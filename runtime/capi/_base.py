@@ -37,7 +37,7 @@ def maniCheckCpu():
 
 def maniHash64(seed: int, data=None) -> int:
     """NULL data hashes no bytes."""
-    return hash64(int(seed) & 0xFFFFFFFFFFFFFFFF, b"" if data is None else data)
+    return hash64(seed, b"" if data is None else data)
 
 
 def maniGetResultName(result) -> str:

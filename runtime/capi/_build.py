@@ -19,8 +19,9 @@ def maniCreateBuilder(definition: BuilderDef) -> Builder:
 
 
 def maniDestroyBuilder(builder: Builder) -> None:
+    """NULL does nothing; anything else that is not a builder is refused."""
     if builder is not None:
-        builder.destroy()
+        require_builder(builder).destroy()
 
 
 def maniBuilder_GetMisuse(builder: Builder) -> int:

@@ -12,7 +12,7 @@ __all__ = ["maniSkeleton_GetPoseSize", "maniInitPose", "maniPose_GetBoneCount", 
 
 
 def maniSkeleton_GetPoseSize(skeleton) -> int:
-    return pose_size(skeleton.bone_count) if isinstance(skeleton, Skeleton) else 0
+    return pose_size(skeleton.bone_count) if isinstance(skeleton, Skeleton) and skeleton.is_open else 0
 
 
 def maniInitPose(skeleton, memory=None) -> Pose:

@@ -5,7 +5,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .errors import RESULT_NAMES, UNKNOWN_RESULT_NAME, Result
+from . import args
+from .errors import RESULT_NAMES, UNKNOWN_RESULT_NAME, InvalidError, Result
 
 
 class Version(NamedTuple):
@@ -59,8 +60,12 @@ _WORD = np.dtype("=u8")
 
 
 def hash64(seed: int, data) -> int:
-    """maniHash64: the 64-bit hash of a bytes-like object, with its frozen constants."""
-    view = memoryview(data).cast("B")
+    """maniHash64: the 64-bit hash of a bytes-like object (C-contiguous: a pointer and a
+    count), with its frozen constants; the seed is a uint64."""
+    seed = args.integer(seed, "seed")
+    if not 0 <= seed < 1 << 64:
+        raise InvalidError(f"seed {seed} is not a uint64")
+    view = args.byte_view(data, "data")
     n = view.nbytes
     m, fold = HASH_MULTIPLIER, HASH_FOLD_SHIFT
     h = (int(seed) ^ (((n + 1) * HASH_LENGTH_SALT) & _MASK)) & _MASK

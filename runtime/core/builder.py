@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import args
 from .base import VERSION, Version
 from .errors import BusyError, CapacityError, InvalidError, VersionError
 
@@ -157,7 +158,7 @@ class Builder:
             raise self.refuse("the builder holds no file")
         if out is None:
             return bytes(self._file)
-        view = memoryview(out).cast("B")
+        view = args.writable_bytes(out, "buffer")
         size = self._file.nbytes
         if view.nbytes < size:
             raise CapacityError(f"{view.nbytes} bytes for a file of {size}", size=size)
@@ -172,6 +173,7 @@ class Builder:
         order = self._skeleton_order
         if out is None:
             return order.copy()
+        args.output(out, "iu", (-1,), "bone order")
         if len(out) < order.size:
             out[...] = 0
             raise CapacityError(f"{len(out)} entries for {order.size} bones", count=order.size)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import args
 from .base import hash64
 from .container import Container, Section
 from .errors import BuildReason, FormatError, InvalidError, LimitError
@@ -149,8 +150,9 @@ class NameTable:
         self._sorted_hashes = sorted_hashes
         self._order = order
 
-    def name(self, i: int) -> str | None:
+    def name(self, i: int, what: str = "index") -> str | None:
         """Item i's name; None past the count or for a span outside the names."""
+        i = args.integer(i, what)
         if not 0 <= i < self.count:
             return None
         a, b = int(self.offsets[i]), int(self.offsets[i + 1])
@@ -159,8 +161,9 @@ class NameTable:
         return self.data[a:b].tobytes().decode("utf-8", errors="replace")
 
     def find(self, name) -> int:
-        """The item of that name, or NO_BONE (which is MANI_NO_TRACK and the like too)."""
-        raw = name.encode("utf-8") if isinstance(name, str) else bytes(name)
+        """The item of that name, or NO_BONE (which is MANI_NO_TRACK and the like too); a
+        name that is not UTF-8 (a lone surrogate's bytes) finds nothing."""
+        raw = args.name(name)
         h = hash_name(raw)
         lo = int(np.searchsorted(self._sorted_hashes, h, side="left"))
         while lo < self.count and int(self._sorted_hashes[lo]) == h:

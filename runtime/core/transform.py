@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import args
 from .errors import InvalidError
 
 T, R, S = slice(0, 3), slice(3, 7), slice(7, 10)
@@ -73,13 +74,11 @@ def decompose_affine(matrix) -> np.ndarray:
     Translation is the fourth column; rotation the polar decomposition's (the rotation
     nearest the block, exact for a shear-free block), from an SVD in binary64 so a zero or
     flat axis still leaves a rotation made of the axes that remain; a mirror becomes a
-    negative x scale; scale is the block measured along the rotated axes.
+    negative x scale; scale is the block measured along the rotated axes. The matrix is
+    binary32 (a component past that range, or not finite, is refused); a scale past the
+    binary32 range comes out infinite, the IEEE result.
     """
-    m = np.asarray(matrix, dtype=np.float64)
-    if m.shape != (3, 4):
-        raise InvalidError("an affine is 3 rows of 4")
-    if not np.isfinite(m).all():
-        raise InvalidError("matrix component not finite")
+    m = args.floats(matrix, (3, 4), "matrix").astype(np.float64)
     block = m[:, :3].copy()
     mirrored = np.linalg.det(block) < 0
     if mirrored:
@@ -96,5 +95,6 @@ def decompose_affine(matrix) -> np.ndarray:
     out = np.empty(10, dtype=np.float32)
     out[T] = m[:, 3]
     out[R] = quats_from_matrices(rot)
-    out[S] = scale
+    with np.errstate(over="ignore"):
+        out[S] = scale
     return out

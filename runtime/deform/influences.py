@@ -26,7 +26,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..core import container
+from ..core import args, container
 from ..core.builder import Builder
 from ..core.container import Container, FileKind, Section
 from ..core.errors import BuildReason, FormatError, InvalidError, LimitError
@@ -403,18 +403,21 @@ class Influences:
     def influence(self, vertex: int, slot: int) -> tuple[int, float]:
         """(joint, weight) of one slot; (0, 0.0) past the counts, joint 0 for one changed
         after the open past the skin's joints."""
+        vertex, slot = args.integer(vertex, "vertex"), args.integer(slot, "slot")
         if not (0 <= vertex < self.vertex_count and 0 <= slot < self.per_vertex):
             return 0, 0.0
         joint = int(self.joints[slot, vertex])
         return (joint if joint < self.joint_count else 0), float(self.weights[slot, vertex])
 
     def dual_quaternion_weight(self, vertex: int) -> float:
+        vertex = args.integer(vertex, "vertex")
         if self.dq_weights is None or not 0 <= vertex < self.vertex_count:
             return 0.0
         return float(self.dq_weights[vertex])
 
     def center(self, vertex: int) -> np.ndarray | None:
         """A vertex's center of rotation, or None without centers or past the count."""
+        vertex = args.integer(vertex, "vertex")
         if self.centers is None or not 0 <= vertex < self.vertex_count:
             return None
         return self.centers[vertex].copy()

@@ -23,13 +23,13 @@ from typing import Sequence
 
 import numpy as np
 
-from ..core import container
+from ..core import args, container
 from ..core.builder import Builder
 from ..core.container import Container, FileKind, Section
 from ..core.errors import BuildReason, CapacityError, FormatError, InvalidError, LimitError
 from ..core.limits import MAX_BONES, NO_BONE
 from ..pose.pose import Pose
-from ..pose.skeleton import Skeleton
+from ..pose.skeleton import Skeleton, opened
 from ..core.transform import IDENTITY_AFFINE
 
 FORMAT_VERSION = 1
@@ -173,6 +173,7 @@ class Skin:
     def joint(self, joint: int) -> int:
         """The skeleton bone of a joint; NO_BONE past the count (or for a bone changed after
         the open past the skeleton's)."""
+        joint = args.integer(joint, "joint")
         if not 0 <= joint < self.joint_count:
             return NO_BONE
         bone = int(self.joints[joint])
@@ -180,12 +181,14 @@ class Skin:
 
     def joint_of(self, bone: int) -> int:
         """The first joint bound to a skeleton bone, or NO_BONE."""
+        bone = args.integer(bone, "bone")
         if not 0 <= bone < self.skeleton_bone_count:
             return NO_BONE
         joint = int(self.bone_joints[bone])
         return joint if joint < self.joint_count else NO_BONE
 
     def inverse_bind(self, joint: int) -> np.ndarray:
+        joint = args.integer(joint, "joint")
         if not 0 <= joint < self.joint_count:
             return IDENTITY_AFFINE.copy()
         return self.inverse_binds[joint].copy()
@@ -205,8 +208,7 @@ def compute_palette(pose: Pose, skeleton: Skeleton, skin: Skin, out=None) -> np.
     joint count, when it is shorter; nothing written)."""
     if not isinstance(skin, Skin):
         raise InvalidError("not an opened skin")
-    if not isinstance(skeleton, Skeleton):
-        raise InvalidError("not an opened skeleton")
+    opened(skeleton)
     if not isinstance(pose, Pose):
         raise InvalidError("not a pose")
     if not skin.of(skeleton):

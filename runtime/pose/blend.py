@@ -11,10 +11,11 @@ from typing import Sequence
 
 import numpy as np
 
+from ..core import args
 from ..core.errors import CapacityError, InvalidError
 from ..core.jit import kernel
 from .pose import Pose
-from .skeleton import Skeleton
+from .skeleton import Skeleton, opened
 from ..core.transform import IDENTITY
 
 
@@ -36,11 +37,6 @@ class MaskChain:
     subtree: bool = True
 
 
-def _check_skeleton(skeleton) -> None:
-    if not isinstance(skeleton, Skeleton):
-        raise InvalidError("not an opened skeleton")
-
-
 def _check_pose(pose, skeleton: Skeleton, what: str) -> None:
     if not isinstance(pose, Pose):
         raise InvalidError(f"{what} is not a pose")
@@ -59,15 +55,14 @@ def _layer_weights(layers: Sequence[BlendLayer], n: int) -> np.ndarray:
     """(layers, n) weight of each layer on each bone, each factor checked to lie in [0, 1]."""
     scalars, masks = [], []
     for i, layer in enumerate(layers):
-        weight = float(layer.weight)
+        weight = args.real(layer.weight, f"layer {i} weight")
         if not 0.0 <= weight <= 1.0:
             raise InvalidError(f"layer {i}: weight {weight} outside 0 to 1")
         scalars.append(weight)
         if layer.bone_weights is None:
             continue
-        bw = np.asarray(layer.bone_weights, dtype=np.float64)
-        if bw.shape != (n,):
-            raise InvalidError(f"layer {i}: {bw.shape} bone weights for {n} bones")
+        bw = args.floats(layer.bone_weights, (n,), f"layer {i} bone weights", dtype=np.float64,
+                         allow_nonfinite=True)
         if not ((bw >= 0) & (bw <= 1)).all():
             raise InvalidError(f"layer {i}: a bone weight outside 0 to 1")
         masks.append((i, bw))
@@ -120,7 +115,8 @@ def _blend(locals_, weights, threshold, rest, out):
 
     Each bone on its own: a layer's share is its weight / max(total, threshold) (0 where
     that is 0), the rest joins last where the shares fall short of 1, taking what is left;
-    the rotation sum is normalized, the rest's rotation kept where its length is 0 or NaN."""
+    the rotation sum is normalized, the rest's rotation kept where its length is 0 or NaN.
+    A bone no layer weighs takes its rest as it is, bit for bit (the spec's words)."""
     k, n = weights.shape
     acc = np.empty(10)
     for b in range(n):
@@ -135,6 +131,10 @@ def _blend(locals_, weights, threshold, rest, out):
             taken += share
             _join(acc, locals_[i, b], share)
         r = rest[b if rest.shape[0] > 1 else 0]
+        if taken == 0.0:
+            for c in range(10):
+                out[b, c] = r[c]
+            continue
         if taken != 1.0:
             _join(acc, r, 1.0 - taken)
         length = math.sqrt(acc[3] * acc[3] + acc[4] * acc[4] + acc[5] * acc[5] + acc[6] * acc[6])
@@ -235,9 +235,9 @@ def blend_poses(skeleton: Skeleton, layers: Sequence[BlendLayer], threshold: flo
     combinations (never past the largest input, finite up to 2^127); rotations are summed
     each on the arc that agrees with the sum so far, then normalized.
     """
-    _check_skeleton(skeleton)
+    opened(skeleton)
     _check_output(out, skeleton, "the output")
-    layers = list(layers)
+    layers = args.records(layers, BlendLayer, "layers")
     for i, layer in enumerate(layers):
         _check_pose(layer.pose, skeleton, f"layer {i}")
         if layer.pose is out or np.may_share_memory(layer.pose.buffer, out.buffer):
@@ -245,7 +245,7 @@ def blend_poses(skeleton: Skeleton, layers: Sequence[BlendLayer], threshold: flo
     kinds = {layer.pose.is_difference for layer in layers}
     if len(kinds) > 1:
         raise InvalidError("layers of both kinds")
-    threshold = float(threshold)
+    threshold = args.real(threshold, "threshold")
     if not 0.0 <= threshold <= 1.0:
         raise InvalidError(f"threshold {threshold} out of range")
     n = skeleton.bone_count
@@ -263,23 +263,23 @@ def build_mask(skeleton: Skeleton, chains: Sequence[MaskChain], default_weight: 
     A bone takes a chain on itself alone first, else the subtree chain on its nearest
     ancestor or itself, else the default; of two chains on one bone and kind the later wins.
     """
-    _check_skeleton(skeleton)
-    if chains is None:
-        raise InvalidError("no chains")
+    opened(skeleton)
+    chains = args.records(chains, MaskChain, "chains")
     n = skeleton.bone_count
-    default_weight = float(default_weight)
-    if not (np.isfinite(default_weight) and default_weight >= 0):
-        raise InvalidError(f"default weight {default_weight} negative or not finite")
+    default_weight = args.finite32(default_weight, "default weight")
+    if default_weight < 0:
+        raise InvalidError(f"default weight {default_weight} negative")
     alone = np.full(n, np.nan)
     subtree = np.full(n, np.nan)
     for i, chain in enumerate(chains):
-        bone, weight = int(chain.bone), float(chain.weight)
+        bone = args.integer(chain.bone, f"chain {i} bone")
+        weight = args.finite32(chain.weight, f"chain {i} weight")
         if not 0 <= bone < n:
             raise InvalidError(f"chain {i}: bone {bone} past the skeleton")
-        if not (np.isfinite(weight) and weight >= 0):
-            raise InvalidError(f"chain {i}: weight {weight} negative or not finite")
+        if weight < 0:
+            raise InvalidError(f"chain {i}: weight {weight} negative")
         (subtree if chain.subtree else alone)[bone] = weight
-    if out is not None and len(out) < n:
+    if out is not None and len(args.output(out, "f", (-1,), "weights")) < n:
         raise CapacityError(f"{len(out)} weights for {n} bones", count=n)
     skeleton.check_parents()         # FormatError for a parent changed to one not lower
     _inherit(skeleton.parents, subtree)
@@ -297,7 +297,7 @@ def compute_pose_difference(skeleton: Skeleton, pose: Pose, basis: Pose, out: Po
     The output may be the pose or the basis; it is left unchanged when the difference is
     not finite (a basis scale of 0, translations past binary32's range apart).
     """
-    _check_skeleton(skeleton)
+    opened(skeleton)
     _check_pose(pose, skeleton, "pose")
     _check_pose(basis, skeleton, "basis")
     _check_output(out, skeleton, "output")
@@ -313,11 +313,11 @@ def add_layers(pose: Pose, skeleton: Skeleton, layers: Sequence[BlendLayer]) -> 
     """maniPose_AddLayers: differences applied in order at their weights w (0 to 1):
     t + w d_t, r nlerp(1, d_r, w) with the difference's turn taken the short way, and
     s (1 + w (d_s - 1)) per axis."""
-    _check_skeleton(skeleton)
+    opened(skeleton)
     _check_output(pose, skeleton, "the pose")
     if pose.is_difference:
         raise InvalidError("a difference as the pose")
-    layers = list(layers)
+    layers = args.records(layers, BlendLayer, "layers")
     for i, layer in enumerate(layers):
         _check_pose(layer.pose, skeleton, f"layer {i}")
         if not layer.pose.is_difference:

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import args
 from ..core.errors import CapacityError, FormatError, InvalidError
 from ..core.jit import kernel
 from ..core.memory import caller_block
-from .skeleton import Skeleton
+from .skeleton import Skeleton, opened
 from ..core.transform import IDENTITY, IDENTITY_AFFINE, decompose_affine
 
 MAGIC = np.frombuffer(b"POSE", dtype="<u4")[0]
@@ -94,7 +95,7 @@ class Pose:
     """A pose of one skeleton in one buffer (maniPose)."""
 
     def __init__(self, skeleton: Skeleton, memory=None):
-        _check_skeleton(skeleton)
+        opened(skeleton)
         n = skeleton.bone_count
         self.buffer = caller_block(memory, None, pose_size(n), "a pose")[:pose_size(n)]
         self._head, self._identity, self.locals, self.model = _views(self.buffer, n)
@@ -181,35 +182,43 @@ class Pose:
 
     # ---- per bone
     def get_local(self, bone: int) -> np.ndarray:
+        bone = args.integer(bone, "bone")
         if not 0 <= bone < self.bone_count:
             return IDENTITY.copy()
         return self.locals[bone].copy()
 
     def set_local(self, bone: int, transform) -> None:
+        """A bone past the count is ignored; a transform not of 10 numbers, or with a value
+        past the binary32 range, is refused."""
+        bone = args.integer(bone, "bone")
+        t = args.floats(transform, (10,), "transform", allow_nonfinite=True)
         if 0 <= bone < self.bone_count:
-            self.locals[bone] = transform
+            self.locals[bone] = t
             self.mark_stale()
 
     def read_locals(self, first: int, count: int, out: np.ndarray | None = None) -> np.ndarray:
-        self._range(first, count)
+        first, count = self._range(first, count)
         if out is None:
             return self.locals[first:first + count].copy()
         out[...] = self.locals[first:first + count]
         return out
 
     def write_locals(self, first: int, transforms) -> None:
-        t = np.asarray(transforms, dtype=np.float32).reshape(-1, 10)
-        self._range(first, t.shape[0])
+        """Refused (nothing written) for transforms that are not rows of 10 numbers, a value
+        past the binary32 range or a range past the bone count."""
+        t = args.floats(transforms, (-1, 10), "transforms", allow_nonfinite=True)
+        first, _ = self._range(first, t.shape[0])
         self.locals[first:first + t.shape[0]] = t
         self.mark_stale()
 
     def get_model(self, bone: int) -> np.ndarray:
+        bone = args.integer(bone, "bone")
         if not 0 <= bone < self.bone_count:
             return IDENTITY_AFFINE.copy()
         return self.model[bone].copy()
 
     def read_models(self, first: int, count: int, out: np.ndarray | None = None) -> np.ndarray:
-        self._range(first, count)
+        first, count = self._range(first, count)
         if out is None:
             return self.model[first:first + count].copy()
         out[...] = self.model[first:first + count]
@@ -218,6 +227,7 @@ class Pose:
     def get_model_transform(self, bone: int) -> np.ndarray:
         """maniPose_GetModelTransform: the model matrix split; identity past the count or
         for a matrix that is not finite."""
+        bone = args.integer(bone, "bone")
         if not 0 <= bone < self.bone_count:
             return IDENTITY.copy()
         try:
@@ -227,20 +237,22 @@ class Pose:
 
     # ---- checks
     def _require(self, skeleton: Skeleton) -> None:
-        _check_skeleton(skeleton)
+        opened(skeleton)
         if not self.of(skeleton):
             raise InvalidError("a pose of another skeleton")
 
-    def _range(self, first: int, count: int) -> None:
+    def _range(self, first: int, count: int) -> tuple[int, int]:
+        first, count = args.integer(first, "first"), args.integer(count, "count")
         if first < 0 or count < 0 or first + count > self.bone_count:
             raise InvalidError(f"bones {first}..{first + count} past the bone count")
+        return first, count
 
 
 class PoseBatch:
     """Many poses of one skeleton end to end; `poses[i]` is a whole pose over row i."""
 
     def __init__(self, skeleton: Skeleton, count: int):
-        _check_skeleton(skeleton)
+        opened(skeleton)
         n = skeleton.bone_count
         self.buffer = np.zeros((count, pose_size(n)), dtype=np.uint8)
         self._head, ident, self.locals, self.model = _views(self.buffer, n)
@@ -253,7 +265,7 @@ class PoseBatch:
 
     def compute_model(self, skeleton: Skeleton) -> None:
         """Composes every pose of the batch, each as Pose.compute_model composes one."""
-        _check_skeleton(skeleton)
+        opened(skeleton)
         if skeleton.identity != self.skeleton_identity:
             raise InvalidError("a batch of another skeleton")
         if (self._head[:, 1] & DIFFERENCE).any():
@@ -266,7 +278,3 @@ class PoseBatch:
         """Whether the poses (all, or `rows`) now hold differences; their models are stale."""
         self._head[slice(None) if rows is None else rows, 1] = DIFFERENCE if difference else 0
 
-
-def _check_skeleton(skeleton) -> None:
-    if not isinstance(skeleton, Skeleton):
-        raise InvalidError("not an opened skeleton")

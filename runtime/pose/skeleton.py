@@ -21,7 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..core import container, names
+from ..core import args, container, names
 from ..core.builder import Builder
 from ..core.container import Container, FileKind, Section
 from ..core.errors import BuildReason, FormatError, InvalidError, LimitError
@@ -58,7 +58,8 @@ def build(source: SkeletonSource) -> tuple[bytes, np.ndarray]:
     Refusals carry the source bone as item: Count (no bones; more than MAX_BONES is a
     LimitError), Joint (a parent out of range, the bone itself, or a loop; other the
     parent), Name, DuplicateName and NameHash (other the earlier bone), NotFinite (other 0
-    translation, 1 rotation, 2 scale; a rotation of length 0 cannot be normalized).
+    translation, 1 rotation, 2 scale: a value not finite in binary32, the file's precision;
+    a rotation of length 0 cannot be normalized).
     """
     bones = list(source.bones)
     n = len(bones)
@@ -70,7 +71,10 @@ def build(source: SkeletonSource) -> tuple[bytes, np.ndarray]:
     hashes = names.check_unique(raw_names, "bone")
     parents = []
     for i, b in enumerate(bones):
-        p = int(b.parent) if b.parent is not None else NO_BONE
+        try:
+            p = args.integer(b.parent, f"bone {i} parent") if b.parent is not None else NO_BONE
+        except InvalidError as e:
+            raise InvalidError(str(e.args[0]), reason=BuildReason.Joint, item=i) from None
         if p == -1:
             p = NO_BONE
         if p != NO_BONE and not (0 <= p < n and p != i):
@@ -80,10 +84,11 @@ def build(source: SkeletonSource) -> tuple[bytes, np.ndarray]:
     rests = np.zeros((n, 10), dtype=np.float64)
     for i, b in enumerate(bones):
         for part, (values, width) in enumerate(((b.translation, 3), (b.rotation, 4), (b.scale, 3))):
-            v = np.asarray(values, dtype=np.float64).reshape(-1)
-            if v.size != width or not np.isfinite(v).all():
-                raise InvalidError(f"bone {i}: rest not finite", reason=BuildReason.NotFinite,
-                                   item=i, other=part)
+            try:
+                args.floats(values, (width,), "rest")
+            except InvalidError:
+                raise InvalidError(f"bone {i}: rest not {width} numbers finite in binary32",
+                                   reason=BuildReason.NotFinite, item=i, other=part) from None
         rests[i, 0:3] = b.translation
         q = np.asarray(b.rotation, dtype=np.float64)
         length = math.sqrt(float(q @ q))
@@ -156,7 +161,11 @@ def _subtree_ends(parents: np.ndarray) -> np.ndarray:
 
 
 class Skeleton:
-    """A skeleton file opened in place (maniSkeleton)."""
+    """A skeleton file opened in place (maniSkeleton). A view no open wrote has no bones: its
+    getters answer as past the count, and the calls that need a skeleton refuse it."""
+
+    bone_count = 0
+    identity = 0
 
     def __init__(self, data):
         with np.errstate(all="ignore"):     # the checks below judge what the bytes hold
@@ -208,27 +217,44 @@ class Skeleton:
             self._parents_seen = parents
 
     def parent(self, bone: int) -> int:
+        bone = args.integer(bone, "bone")
         if not 0 <= bone < self.bone_count:
             return NO_BONE
         p = int(self.parents[bone])
         return p if p < bone else NO_BONE
 
     def subtree_end(self, bone: int) -> int:
+        bone = args.integer(bone, "bone")
         if not 0 <= bone < self.bone_count:
             return bone
         end = int(self.ends[bone])
         return end if bone < end <= self.bone_count else bone
 
     def rest(self, bone: int) -> np.ndarray:
+        bone = args.integer(bone, "bone")
         if not 0 <= bone < self.bone_count:
             return IDENTITY.copy()
         return self.rests[bone].copy()
 
     def bone_name(self, bone: int) -> str | None:
-        return self.names.name(bone)
+        bone = args.integer(bone, "bone")
+        return self.names.name(bone, "bone") if self.bone_count else None
 
     def find_bone(self, name) -> int:
-        return self.names.find(name)
+        raw = args.name(name)
+        return self.names.find(raw) if self.bone_count else NO_BONE
+
+    @property
+    def is_open(self) -> bool:
+        """Whether an open wrote this view (a view made any other way has no bones)."""
+        return self.bone_count > 0
+
+
+def opened(skeleton, what: str = "skeleton") -> Skeleton:
+    """The skeleton itself when an open wrote it; InvalidError otherwise."""
+    if not isinstance(skeleton, Skeleton) or not skeleton.is_open:
+        raise InvalidError(f"{what} is not an opened skeleton")
+    return skeleton
 
 
 def _check_depth_first(parents: np.ndarray, at: int) -> None:
