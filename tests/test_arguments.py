@@ -155,3 +155,15 @@ def test_skeleton_build_refuses_rests_past_binary32_at_their_bone():
 def test_destroying_something_that_is_not_a_builder_is_refused():
     capi.maniDestroyBuilder(None)
     refused(lambda: capi.maniDestroyBuilder(3), "builder")
+
+
+def test_graph_save_measures_with_no_buffer_and_capacity_zero():
+    from test_graph_fixtures import bind, locomotion
+    from runtime.graph.instance import GraphInstance
+    inst = GraphInstance(bind(locomotion()[3], locomotion()[1]))
+    state = capi.maniGraphInstance_Save(inst)
+    assert capi.maniGraphInstance_Save(inst, None, 0) == len(state)
+    out = bytearray(len(state))
+    assert capi.maniGraphInstance_Save(inst, out, len(out)) == len(state) and bytes(out) == state
+    refused(lambda: capi.maniGraphInstance_Save(inst, None, 10), "capacity")
+    refused(lambda: capi.maniGraphInstance_Save(inst, [0] * 10, 10), "bytesOut")

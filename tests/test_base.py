@@ -1,4 +1,6 @@
 """base.h: version, backend, CPU check, the frozen hash, result names."""
+from pathlib import Path
+
 import runtime
 from runtime import capi
 from runtime.core.errors import Result
@@ -34,6 +36,19 @@ def test_hash_reads_any_buffer_and_every_byte():
         assert capi.maniHash64(7, flipped) != h
     assert capi.maniHash64(7, data + b"\0") != h       # the length counts
     assert capi.maniHash64(0, None) == capi.maniHash64(0, b"")
+
+
+def test_backend_is_what_the_host_cpu_has():
+    """Against the kernel's own account of the CPU (/proc/cpuinfo), not numba's."""
+    import platform
+    backend = capi.maniGetSimdBackend()
+    cpuinfo = Path("/proc/cpuinfo")
+    if platform.machine() in ("x86_64", "AMD64") and cpuinfo.exists():
+        flags = next(line for line in cpuinfo.read_text().splitlines() if line.startswith("flags"))
+        words = set(flags.split(":")[1].split())
+        assert backend == ("avx2" if {"avx2", "fma"} <= words else "scalar")
+    elif platform.machine() in ("aarch64", "arm64"):
+        assert backend == "neon"
 
 
 def test_backend_and_cpu_check_agree():

@@ -4,9 +4,11 @@ Conventions beyond the package's: names come back as str (None past a count); a
 maniGraphValue is a GraphValue (SetParameter also takes a plain bool, int, float or
 sequence for the parameter's type); maniGraphInstance_Update returns (events, event count,
 root move) and fills `eventsOut` (a list) when one is given; maniGraphInstance_Save returns
-the state's bytes, or writes them into `bytesOut` and returns their size; the scratch and
+the state's bytes, or their size when it measures (None and capacity 0) or writes them
+into `bytesOut`; the scratch and
 memory arguments may be None (the library then uses its own).
 """
+from ..core import args
 from ..core.base import ABI_VERSION
 from ..core.errors import InvalidError
 from ..graph.file import Graph, is_open
@@ -269,13 +271,17 @@ def maniGraphInstance_InspectNode(instance, node: int):
 
 
 def maniGraphInstance_Save(instance, bytesOut=None, capacity=None):
-    """The state's bytes; into `bytesOut` its size (CapacityError with .size when short)."""
+    """The state's bytes (no buffer, no capacity); its size, measured (no buffer, capacity 0)
+    or written into `bytesOut`'s first `capacity` bytes (CapacityError with .size when
+    short)."""
     inst = _instance(instance)
-    if bytesOut is None and capacity:
-        raise InvalidError("no buffer with a positive capacity")
-    if bytesOut is not None and capacity is not None:
-        bytesOut = memoryview(bytesOut).cast("B")[:int(capacity)]
-    return inst.save(bytesOut)
+    capacity = None if capacity is None else args.count(capacity, "capacity")
+    if bytesOut is None:
+        if capacity:
+            raise InvalidError("no buffer with a positive capacity")
+        return inst.save() if capacity is None else len(inst.save())
+    view = args.writable_bytes(bytesOut, "bytesOut")
+    return inst.save(view if capacity is None else view[:capacity])
 
 
 def maniGraphInstance_Restore(instance, data) -> None:

@@ -1,6 +1,7 @@
 """The library's base: its version, its vector backend, the frozen hash, result names."""
 from __future__ import annotations
 
+import platform
 from typing import NamedTuple
 
 import numpy as np
@@ -20,13 +21,27 @@ class Version(NamedTuple):
 VERSION = Version(0, 1, 0)
 ABI_VERSION = 1         # MANI_ABI_VERSION: saved states of another ABI are refused
 
-# numba compiles the kernels for this host's CPU the first time they run (LLVM uses whatever
-# vector instructions the host has, and the cache is keyed by the CPU), so no CPU can be the
-# wrong one for them and the check always passes. What the spec's backend name decides is
-# data layout: a vector build's cursors also keep samples in groups of eight bones
-# (maniClip_GetCursorSize). This library keeps the scalar layout on every host, so the name
-# is the scalar one.
-SIMD_BACKEND = "scalar"
+def _host_backend() -> str:
+    """What numba compiles the kernels for: this host's CPU (or the one NUMBA_CPU_NAME and
+    NUMBA_CPU_FEATURES name), whose vector instructions LLVM uses: "avx2" with AVX2 and
+    FMA, "neon" on 64-bit Arm, "scalar" otherwise."""
+    if platform.machine().lower() in ("arm64", "aarch64"):
+        return "neon"
+    from numba.core import config
+    if config.CPU_NAME and config.CPU_NAME != "host":
+        named = set((config.CPU_FEATURES or "").split(","))
+        has = {"avx2": "+avx2" in named, "fma": "+fma" in named}
+    else:
+        from llvmlite import binding
+        features = binding.get_host_cpu_features()
+        has = {"avx2": bool(features.get("avx2")), "fma": bool(features.get("fma"))}
+    return "avx2" if has["avx2"] and has["fma"] else "scalar"
+
+
+# The kernels are compiled on this machine for this machine the first time they run (and
+# numba's cache is keyed by the CPU), so the backend is the host's and the check always
+# passes: no CPU can be the wrong one for code made for it.
+SIMD_BACKEND = _host_backend()
 
 
 def get_version() -> Version:
@@ -34,6 +49,7 @@ def get_version() -> Version:
 
 
 def simd_backend() -> str:
+    """maniGetSimdBackend: the backend the kernels were compiled for."""
     return SIMD_BACKEND
 
 
