@@ -206,6 +206,7 @@ class GraphBinding:
                          if nodes[k].kind != NodeKind.clip]
         self._side_by_side()
         self.update_tables = None       # what an update reads (graph/update/driver.py), on first use
+        self.evaluation = None          # what a full evaluation runs (graph/evaluate/eval.py), on first use
 
     def _side_by_side(self) -> None:
         """The samples (and rotation dot products) of every clip tracking every bone, one
