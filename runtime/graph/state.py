@@ -59,10 +59,6 @@ def save(inst, out=None):
     return len(data)
 
 
-def saved_size(inst) -> int:
-    return len(save(inst))
-
-
 def restore(inst, data) -> None:
     if data is None:
         raise InvalidError("no bytes")
