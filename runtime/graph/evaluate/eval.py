@@ -80,7 +80,10 @@ def evaluate_lanes(insts: list, locals_: np.ndarray, scratch=None, plan=None) ->
     st = steps(b, plan)
     m = len(insts)
     slots = _slots(b, st, scratch, m)
-    S = insts[0].S[None] if m == 1 else np.stack([inst.S for inst in insts], out=_mine(st, "S", m))
+    if m == 1:
+        S = insts[0].scalars[None]
+    else:
+        S = np.stack([inst.scalars for inst in insts], out=_mine(st, "S", m))
     e = _Lanes(insts, S, slots)
     for step in st.nodes:
         step(e)
@@ -201,7 +204,7 @@ def _pose_parameter(b, st, k, node):
         S = e.S
         for lane, inst in enumerate(e.insts):
             if S[lane, base] > 0.0:
-                e.slots[node.slot, :, lane] = inst.A[index][st.rows].T if S[lane, at] != 0.0 else st.rests
+                e.slots[node.slot, :, lane] = inst.poses[index][st.rows].T if S[lane, at] != 0.0 else st.rests
     return step
 
 
@@ -218,9 +221,9 @@ def _inertialize(b, st, k, node):
         for lane, inst in enumerate(e.insts):
             if S[lane, base] > 0.0:
                 kernels.inertialize(S[lane], at, dead, d.half_life_scale, d.half_life_min, d.half_life_max,
-                              inst.A, first, st.rows, e.slots, src, lane, node.slot)
+                              inst.poses, first, st.rows, e.slots, src, lane, node.slot)
                 if not e.own:           # what it keeps, into the instance's own scalars
-                    inst.S[at:at + 10] = S[lane, at:at + 10]
+                    inst.scalars[at:at + 10] = S[lane, at:at + 10]
     return step
 
 

@@ -64,17 +64,17 @@ slot, the event's name and time in the clip, and the node's share of the output.
 def update(inst, delta, capacity=None):
     """(events, event count, root move) of one step; see the module's description."""
     delta = _checked(delta, capacity)
-    return _run([inst], inst.S[None], delta, capacity)[0]
+    return _run([inst], inst.scalars[None], delta, capacity)[0]
 
 
 def update_many(insts: list, delta, capacity=None) -> list:
     """update() of instances of one binding, as lanes: each result bit for bit what update()
     gives it."""
     delta = _checked(delta, capacity)
-    S = np.stack([inst.S for inst in insts], out=_scratch(tables(insts[0].binding), len(insts))[0])
+    S = np.stack([inst.scalars for inst in insts], out=_scratch(tables(insts[0].binding), len(insts))[0])
     results = _run(insts, S, delta, capacity)
     for inst, row in zip(insts, S):
-        inst.S[:] = row
+        inst.scalars[:] = row
     return results
 
 

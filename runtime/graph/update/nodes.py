@@ -2,8 +2,6 @@
 weight among its inputs (one kernel per kind, over the lanes), and the maker of each kind's
 step from the binding (a function of S, P and the step). State machines have their own
 module (update/machine.py); the shares every kind gives go through weigh and push here.
-
-P's rows, per lane and node: what is shared down to it.
 """
 from __future__ import annotations
 
