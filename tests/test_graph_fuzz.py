@@ -13,7 +13,8 @@ from runtime import capi
 from runtime.graph.file import Graph
 from runtime.graph.binding import GraphAssets
 from runtime.graph.build.build import build
-from runtime.graph.json.read import GraphNamedAssets, write_text
+from runtime.graph.json.read import GraphNamedAssets
+from runtime.graph.json.write import write_text
 
 from test_graph_fixtures import builder, humanoid, locomotion, standard_clips
 from test_graph_json import everything

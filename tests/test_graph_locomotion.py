@@ -80,7 +80,7 @@ def test_machine_shares_sum_to_one(run):
     for frame in range(420):
         script(frame, inst)
         capi.maniGraphInstance_Update(inst, DT)
-        shares = inst.S[m.at["shares"]:m.at["shares"] + 3]
+        shares = inst.scalars[m.at["shares"]:m.at["shares"] + 3]
         assert shares.sum() == pytest.approx(1.0, abs=1e-9)
 
 

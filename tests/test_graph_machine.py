@@ -156,7 +156,7 @@ def test_chain_limit_drops_the_oldest():
         step(inst)
         step(inst)
     m = b.runs[g.output_node]
-    assert int(inst.S[m.at["length"]]) == 2
+    assert int(inst.scalars[m.at["length"]]) == 2
     # the chain was 0 -> 1 -> 2 -> 0; the first 0 gave way: 1 (0.9 x 0.7), 2 (0.9 x 0.3), 0 (0.1)
     assert weights(inst) == pytest.approx([0.1, 0.63, 0.27])
 
@@ -200,7 +200,7 @@ def test_state_time_event_and_finished_conditions():
     assert view(inst, g).state == 2
     assert names[-2] == ["stepB"] and names[-1] == []   # latched, then taken the update after
     m = b.runs[g.output_node]
-    assert inst.S[m.at["finished"]] == 1.0          # a final state: the machine has finished
+    assert inst.scalars[m.at["finished"]] == 1.0          # a final state: the machine has finished
     fire(inst, 0)
     step(inst)
     assert view(inst, g).state == 2                 # nothing leaves a final state

@@ -135,12 +135,12 @@ def test_machines_under_an_inertialize_node_switch_at_once():
     capi.maniGraphInstance_Update(inst, 0.1)
     assert weight(inst, 1) == 1.0 and weight(inst, 0) == 0.0          # no crossfade
     at = b.layout.nodes[3] + 2
-    assert inst.S[at + 1] == 1.0 and inst.S[at + 3] == pytest.approx(0.25)   # pending, the transition's time
+    assert inst.scalars[at + 1] == 1.0 and inst.scalars[at + 3] == pytest.approx(0.25)   # pending, the transition's time
     evaluated(inst)
-    assert inst.S[at] == 1.0 and inst.S[at + 1] == 0.0                 # captured: active
+    assert inst.scalars[at] == 1.0 and inst.scalars[at + 1] == 0.0                 # captured: active
     for _ in range(3):
         capi.maniGraphInstance_Update(inst, 0.1)
-    assert inst.S[at] == 0.0                                           # done after 0.25 s
+    assert inst.scalars[at] == 0.0                                           # done after 0.25 s
     set_trigger(inst, 1)                                               # its own trigger
     capi.maniGraphInstance_Update(inst, 0.1)
     assert not capi.maniGraphInstance_GetParameter(inst, 1).b

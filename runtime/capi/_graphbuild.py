@@ -5,7 +5,8 @@ builder's to copy (maniBuilder_CopyBuilt). maniBuildGraphJson takes a GraphNamed
 (runtime.graph.json.read): the skeleton and the named clips and slots the text's names take.
 """
 from ..graph.build.build import build_graph
-from ..graph.json.read import build_graph_json, write_graph_json
+from ..graph.json.read import build_graph_json
+from ..graph.json.write import write_graph_json
 
 __all__ = ["maniBuildGraph", "maniWriteGraphJson", "maniBuildGraphJson"]
 

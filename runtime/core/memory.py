@@ -8,16 +8,17 @@ from .errors import CapacityError, InvalidError
 ALIGN = 8       # what poses, cursors and instances ask of the caller's buffer address
 
 
-def caller_bytes(memory, align: int = ALIGN) -> np.ndarray:
-    """The caller's writable, aligned buffer as uint8, in place; refuses anything else."""
+def caller_bytes(memory, align: int = ALIGN, name: str = "memory") -> np.ndarray:
+    """The caller's writable, aligned buffer as uint8, in place; refuses anything else (the
+    refusal naming the argument)."""
     try:
         buf = np.frombuffer(memory, dtype=np.uint8)
     except (TypeError, ValueError) as exc:
-        raise InvalidError(f"memory not a writable buffer: {exc}") from None
+        raise InvalidError(f"{name} not a writable buffer: {exc}") from None
     if not buf.flags.writeable:
-        raise InvalidError("memory is read-only")
+        raise InvalidError(f"{name} is read-only")
     if buf.ctypes.data % align:
-        raise InvalidError(f"memory not aligned to {align}")
+        raise InvalidError(f"{name} not aligned to {align}")
     return buf
 
 

@@ -7,7 +7,8 @@ from .binding import GraphAssets, GraphBinding, bind
 from .build.build import build_graph
 from .file import Graph
 from .instance import GraphInstance, GraphNodeView, GraphValue
-from .json.read import GraphNamedAssets, build_graph_json, write_graph_json
+from .json.read import GraphNamedAssets, build_graph_json
+from .json.write import write_graph_json
 from .source import GraphSource
 from .subset import GraphSubset, evaluate_subset
 

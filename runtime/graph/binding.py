@@ -22,7 +22,7 @@ from .evaluate.kernels import soa
 from .layout import Layout, machine_offsets
 from .limits import GRAPH_NONE
 from .source import ClipLoop, ConditionKind, NodeKind, ParameterType
-from .update.driver import HANDLERS
+from .update.driver import STEP_MAKERS
 from ..core.limits import NO_TRACK
 from ..core.memory import caller_block
 from ..pose.skeleton import Skeleton
@@ -202,9 +202,11 @@ class GraphBinding:
         for r in self.clip_runs:
             if r.sync != GRAPH_NONE:
                 self.sync_groups.setdefault(r.sync, []).append(r)
-        self.deciders = [(k, nodes[k], HANDLERS.get(nodes[k].kind)) for k in range(count - 1, -1, -1)
+        self.deciders = [(k, nodes[k], STEP_MAKERS.get(nodes[k].kind)) for k in range(count - 1, -1, -1)
                          if nodes[k].kind != NodeKind.clip]
         self._side_by_side()
+        self.update_tables = None       # what an update reads (graph/update/driver.py), on first use
+        self.evaluation = None          # what a full evaluation runs (graph/evaluate/eval.py), on first use
 
     def _side_by_side(self) -> None:
         """The samples (and rotation dot products) of every clip tracking every bone, one

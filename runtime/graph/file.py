@@ -152,9 +152,6 @@ class Graph:
     def clip_name(self, k: int) -> str | None:
         return self._names[b"C"].name(k)
 
-    def sync_group_name(self, k: int) -> str | None:
-        return self._names[b"Y"].name(k)
-
     def database_name(self, k: int) -> str | None:
         return self._names[b"D"].name(k)
 

@@ -85,7 +85,7 @@ AT_SKELETON, AT_MIRROR, AT_BONES, AT_NODES, AT_PARAMETERS, AT_CLIPS, AT_SYNC, AT
     0, 8, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60
 
 FLAG_DIFFERENCE = 1
-FLAG_MIRRORED = 2
+FLAG_MIRRORED = 2       # beneath an odd number of mirror nodes: the spec's build marks it; no mirror node yet
 PARAMETER_BOUNDED = 1
 CLIP_ADDITIVE = 1
 CLIP_ALL_EVENTS = 2
@@ -382,41 +382,8 @@ def decode(kind: NodeKind, words: np.ndarray, at: int, inputs: int, facts: Facts
             weights.append(r.f(0.0, 1.0, "weight"))
             params.append(r.parameter(facts, FLOAT_TYPES, none=True))
         d = BlendData(direct, weights, params)
-    elif kind == NodeKind.blend_1d:
-        p = r.parameter(facts, FLOAT_TYPES)
-        period = r.f(0.0, MAX_GRAPH_SECONDS, "period")
-        xs = [r.f(what="position") for _ in range(inputs)]
-        for k in range(1, inputs):
-            if not xs[k] > xs[k - 1]:
-                r.fail("positions not increasing", inputs - k)
-        if period > 0 and not (xs[0] >= 0 and xs[-1] < period):
-            r.fail("a position outside the period")
-        d = Space1DData(p, period, xs)
-    elif kind == NodeKind.blend_2d_banded:
-        px = r.parameter(facts, FLOAT_TYPES)
-        py = r.parameter(facts, FLOAT_TYPES)
-        polar = r.flag()
-        points = [(r.f(what="x"), r.f(what="y")) for _ in range(inputs)]
-        fault = banded_fault(points, polar)
-        if fault is not None:
-            r.i = 3 + 2 * fault
-            r.fail("points not in bands of increasing x", 0)
-        r.i = 3 + 2 * inputs
-        d = BandedData(px, py, polar, points)
-    elif kind == NodeKind.blend_2d_triangulated:
-        px = r.parameter(facts, FLOAT_TYPES)
-        py = r.parameter(facts, FLOAT_TYPES)
-        count = r.u()
-        if not 1 <= count <= MAX_GRAPH_TRIANGLES:
-            r.fail("triangle count out of range")
-        points = [(r.f(what="x"), r.f(what="y")) for _ in range(inputs)]
-        triangles = []
-        for _ in range(count):
-            t = tuple(r.index(inputs, what="triangle corner") for _ in range(3))
-            if len(set(t)) < 3 or triangle_area(points, t) == 0.0:
-                r.fail("a degenerate triangle")
-            triangles.append(t)
-        d = TriangulatedData(px, py, points, triangles)
+    elif kind in (NodeKind.blend_1d, NodeKind.blend_2d_banded, NodeKind.blend_2d_triangulated):
+        d = _decode_space(kind, r, inputs, facts)
     elif kind == NodeKind.mask:
         d = MaskData(r.index(facts.masks, what="mask"))
     elif kind == NodeKind.additive:
@@ -451,6 +418,42 @@ def decode(kind: NodeKind, words: np.ndarray, at: int, inputs: int, facts: Facts
         raise AssertionError(kind)
     r.done()
     return d
+
+
+def _decode_space(kind: NodeKind, r: _Reader, inputs: int, facts: Facts):
+    """A 1D, banded or triangulated space's data: its parameters and points, checked."""
+    if kind == NodeKind.blend_1d:
+        p = r.parameter(facts, FLOAT_TYPES)
+        period = r.f(0.0, MAX_GRAPH_SECONDS, "period")
+        xs = [r.f(what="position") for _ in range(inputs)]
+        for k in range(1, inputs):
+            if not xs[k] > xs[k - 1]:
+                r.fail("positions not increasing", inputs - k)
+        if period > 0 and not (xs[0] >= 0 and xs[-1] < period):
+            r.fail("a position outside the period")
+        return Space1DData(p, period, xs)
+    px = r.parameter(facts, FLOAT_TYPES)
+    py = r.parameter(facts, FLOAT_TYPES)
+    if kind == NodeKind.blend_2d_banded:
+        polar = r.flag()
+        points = [(r.f(what="x"), r.f(what="y")) for _ in range(inputs)]
+        fault = banded_fault(points, polar)
+        if fault is not None:
+            r.i = 3 + 2 * fault
+            r.fail("points not in bands of increasing x", 0)
+        r.i = 3 + 2 * inputs
+        return BandedData(px, py, polar, points)
+    count = r.u()
+    if not 1 <= count <= MAX_GRAPH_TRIANGLES:
+        r.fail("triangle count out of range")
+    points = [(r.f(what="x"), r.f(what="y")) for _ in range(inputs)]
+    triangles = []
+    for _ in range(count):
+        t = tuple(r.index(inputs, what="triangle corner") for _ in range(3))
+        if len(set(t)) < 3 or triangle_area(points, t) == 0.0:
+            r.fail("a degenerate triangle")
+        triangles.append(t)
+    return TriangulatedData(px, py, points, triangles)
 
 
 def _decode_machine(r: _Reader, states: int, facts: Facts) -> MachineData:

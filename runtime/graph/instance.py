@@ -6,10 +6,16 @@ bytes copies the instance.
     4       4     layout version (1)
     8       8     identity of the graph
     16      8     instance size in bytes
-    24      4     scalars in S, u32 poses in A
+    24      8     u32 s scalars, u32 p poses
     32      32    reserved, 0
-    64      8 s   S: binary64 scalars (graph/layout.py says which is which)
-    ...     40 n p  A: binary32 poses, (p, n, 10)
+    64      8 s   scalars: binary64 (graph/layout.py says which is which)
+    ...     40 n p  poses: binary32, (p, n, 10) for n bones
+
+An instance's `scalars` and `poses` are views of those bytes: its parameters, playheads,
+machines' chains, timers and weights, and its pose parameters' and inertialize nodes'
+poses. What they hold is the layout's business; a caller reads and sets them through the
+methods (parameters, playheads, inspect, save and restore), or copies the whole instance
+as the bytes of its `buffer`.
 
 Parameters start at their defaults, playheads at 0, machines in their entry states, and
 nothing is weighed until the first update.
@@ -70,7 +76,8 @@ class GraphNodeView:
 
 
 class GraphInstance:
-    """An instance of a bound graph, in caller memory or its own."""
+    """An instance of a bound graph, in caller memory or its own: `buffer` its bytes,
+    `scalars` and `poses` the state in them (the module's layout)."""
 
     def __init__(self, binding: GraphBinding, memory=None, size: int | None = None):
         if not isinstance(binding, GraphBinding):
@@ -83,10 +90,10 @@ class GraphInstance:
         head[8:24].view("<u8")[:] = (binding.graph.identity, need)
         head[24:32].view("<u4")[:] = (binding.layout.size, binding.layout.pose_count)
         self._views(binding, buf)
-        self.S[:] = binding.initial
-        self.A[...] = binding.rests
+        self.scalars[:] = binding.initial
+        self.poses[...] = binding.rests
         for first in binding.layout.inertial_poses.values():
-            self.A[first + 3] = 0.0         # no velocity
+            self.poses[first + 3] = 0.0         # no velocity
 
     @classmethod
     def attach(cls, binding: GraphBinding, memory) -> "GraphInstance":
@@ -109,8 +116,8 @@ class GraphInstance:
         self.binding = binding
         self.buffer = buf[:binding.instance_bytes]
         end = INSTANCE_HEADER + 8 * L.size
-        self.S = self.buffer[INSTANCE_HEADER:end].view("<f8")
-        self.A = self.buffer[end:end + 40 * n * L.pose_count].view("<f4").reshape(L.pose_count, n, 10)
+        self.scalars = self.buffer[INSTANCE_HEADER:end].view("<f8")
+        self.poses = self.buffer[end:end + 40 * n * L.pose_count].view("<f4").reshape(L.pose_count, n, 10)
 
     @property
     def size(self) -> int:
@@ -164,14 +171,14 @@ class GraphInstance:
         if v is None:
             raise InvalidError(f"a value out of form for a {t.name.rstrip('_')}")
         at = self.binding.parameter_base + 4 * k
-        self.S[at:at + 4] = v
+        self.scalars[at:at + 4] = v
 
     def get_parameter(self, parameter) -> GraphValue:
         """maniGraphInstance_GetParameter (a pose parameter's b: whether one is set)."""
         k = self._parameter(parameter)
         t = self.binding.graph.parameters[k].type
         at = self.binding.parameter_base + 4 * k
-        v = self.S[at:at + 4].tolist()
+        v = self.scalars[at:at + 4].tolist()
         if t in (ParameterType.bool_, ParameterType.trigger, ParameterType.pose):
             return GraphValue(b=bool(v[0]))
         if t == ParameterType.int_:
@@ -185,15 +192,15 @@ class GraphInstance:
             raise InvalidError("not a pose of the graph's skeleton")
         if pose.is_difference:
             raise InvalidError("a difference")
-        self.A[self.binding.layout.pose_parameters[k]] = pose.locals
-        self.S[self.binding.parameter_base + 4 * k] = 1.0
+        self.poses[self.binding.layout.pose_parameters[k]] = pose.locals
+        self.scalars[self.binding.parameter_base + 4 * k] = 1.0
 
     def get_pose(self, parameter, out: Pose) -> None:
         """maniGraphInstance_GetPose: a pose parameter's locals (the rest pose until set)."""
         k = self._pose_parameter(parameter)
         if not isinstance(out, Pose) or not out.of(self.binding.skeleton):
             raise InvalidError("not a pose of the graph's skeleton")
-        out.locals[...] = self.A[self.binding.layout.pose_parameters[k]]
+        out.locals[...] = self.poses[self.binding.layout.pose_parameters[k]]
         out.mark_kind(False)
 
     def _pose_parameter(self, parameter) -> int:
@@ -202,39 +209,76 @@ class GraphInstance:
             raise InvalidError(f"parameter {k} is not a pose parameter")
         return k
 
+    # ---- playheads
+    def playhead(self, node) -> float:
+        """A clip node's playhead: seconds into its clip, in [0, the clip's duration]."""
+        return float(self.scalars[self._playhead_at(node)])
+
+    def set_playhead(self, node, seconds) -> None:
+        """Puts a clip node's playhead at `seconds` into its clip, in [0, the clip's duration].
+        It is a jump, not play: the playhead is also where the next update moves it from, so
+        that update lists the events and moves the root motion of its own step only, none of
+        the time jumped over. A sync group's
+        follower is put back at its leader's phase by the next update (listing what it passes
+        on the way, as a follower does), and a seek reaching the node puts it at the seek's
+        time. Refused (InvalidError, nothing changed): a node that is not a clip node,
+        seconds not a number, not finite or outside the clip."""
+        at = self._playhead_at(node)
+        try:
+            t = float(seconds)
+        except (TypeError, ValueError, OverflowError):
+            raise InvalidError(f"seconds {seconds!r} not a number") from None
+        if not math.isfinite(t):
+            raise InvalidError(f"seconds {t} not finite")
+        run = self.binding.runs[self._node(node)]
+        if not 0.0 <= t <= run.duration:
+            raise InvalidError(f"seconds {t} outside the clip's [0, {run.duration}]")
+        self.scalars[at] = t
+
+    def _playhead_at(self, node) -> int:
+        k = self._node(node)
+        kind = self.binding.graph.nodes[k].kind
+        if kind != NodeKind.clip:
+            raise InvalidError(f"node {k} is a {kind.name} node, not a clip node")
+        return self.binding.layout.nodes[k] + 2
+
+    def _node(self, node) -> int:
+        try:
+            k = int(node)
+        except (TypeError, ValueError, OverflowError):
+            raise InvalidError("a node is an index") from None
+        if not 0 <= k < len(self.binding.graph.nodes):
+            raise InvalidError(f"node {k} past the count")
+        return k
+
     # ---- inspection
     def inspect(self, node) -> GraphNodeView:
         """maniGraphInstance_InspectNode."""
         g = self.binding.graph
-        try:
-            k = int(node)
-        except (TypeError, ValueError):
-            raise InvalidError("a node is an index") from None
-        if not 0 <= k < len(g.nodes):
-            raise InvalidError(f"node {k} past the count")
+        k = self._node(node)
         base = self.binding.layout.nodes[k]
         kind = g.nodes[k].kind
-        view = GraphNodeView(int(kind), float(self.S[base]), float(self.S[base + 1]))
+        view = GraphNodeView(int(kind), float(self.scalars[base]), float(self.scalars[base + 1]))
         if kind == NodeKind.clip:
-            view.playhead = float(self.S[base + 2])
+            view.playhead = float(self.scalars[base + 2])
         elif kind == NodeKind.one_shot:
-            view.playhead = float(self.S[base + 3])
+            view.playhead = float(self.scalars[base + 3])
         elif kind == NodeKind.inertialize:
             at = base + 2
-            if self.S[at] or self.S[at + 1]:        # active, or pending its first evaluation
-                time, duration = float(self.S[at + 2]), float(self.S[at + 3])
+            if self.scalars[at] or self.scalars[at + 1]:        # active, or pending its first evaluation
+                time, duration = float(self.scalars[at + 2]), float(self.scalars[at + 3])
                 view.transition = 0
                 view.playhead = time
                 view.progress = min(1.0, time / duration) if duration > 0 else 1.0
         elif kind == NodeKind.state_machine:
             m = self.binding.runs[k]
-            L = int(self.S[m.at["length"]])
-            view.state = int(self.S[m.at["states"] + L])
+            L = int(self.scalars[m.at["length"]])
+            view.state = int(self.scalars[m.at["states"] + L])
             if L:
-                t = int(self.S[m.at["transitions"] + L - 1])
+                t = int(self.scalars[m.at["transitions"] + L - 1])
                 view.transition = t
                 duration = m.transitions[t].duration
-                view.progress = min(1.0, float(self.S[m.at["elapsed"] + L - 1]) / duration) if duration > 0 else 1.0
+                view.progress = min(1.0, float(self.scalars[m.at["elapsed"] + L - 1]) / duration) if duration > 0 else 1.0
         return view
 
     # ---- time and poses

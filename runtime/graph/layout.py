@@ -1,8 +1,8 @@
 """Where each number of an instance's state lives, worked out once per graph.
 
-An instance's state is two arrays in its buffer: S, binary64 scalars (the update count, the
-parameters, each node's weights and kind state), and A, binary32 poses (pose parameters'
-locals and inertialization poses). Every entry of S has a range it must lie in, and whether
+An instance's state is two arrays in its buffer: its scalars S, binary64 (the update count,
+the parameters, each node's weights and kind state), and its poses A, binary32 (pose
+parameters' locals and inertialization poses). Every entry of S has a range it must lie in, and whether
 it is whole, so a restore checks a saved state with three numpy calls and blames the first
 entry out of range by its byte.
 

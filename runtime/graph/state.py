@@ -6,8 +6,8 @@ pointer and can be restored into any instance of the same graph:
     GSAV  48 bytes: u32 ABI_VERSION, u32 reserved 0, u64 identity of the graph, u64 identity
           of its skeleton, u32 bones, u32 nodes, u32 parameters, u32 scalars, u32 poses,
           u32 reserved 0
-    SCAL  f64[scalars]: the instance's S (graph/layout.py)
-    POSE  f32[poses, bones, 10]: the instance's A
+    SCAL  f64[scalars]: the instance's scalars (graph/layout.py)
+    POSE  f32[poses, bones, 10]: the instance's poses
 
 A restore reads the bytes as external ones: the container, the version, the graph's
 identity, the counts, then every scalar within its range (whole where it must be), every
@@ -42,8 +42,8 @@ def save(inst, out=None):
                      len(g.parameters), b.layout.size, b.layout.pose_count, 0)
     data = container.write(FileKind.saved_state, STATE_FORMAT_VERSION, STATE_FORMAT_MINOR, [
         Section(b"GSAV", 0, head),
-        Section(b"SCAL", 0, inst.S.astype("<f8").tobytes()),
-        Section(b"POSE", 0, inst.A.astype("<f4").tobytes()),
+        Section(b"SCAL", 0, inst.scalars.astype("<f8").tobytes()),
+        Section(b"POSE", 0, inst.poses.astype("<f4").tobytes()),
     ])
     if out is None:
         return data
@@ -57,10 +57,6 @@ def save(inst, out=None):
         raise CapacityError(f"{view.nbytes} bytes for a state of {len(data)}", size=len(data))
     view[:len(data)] = data
     return len(data)
-
-
-def saved_size(inst) -> int:
-    return len(save(inst))
 
 
 def restore(inst, data) -> None:
@@ -96,8 +92,8 @@ def restore(inst, data) -> None:
     _check_relations(b, S, s_at)
     _check_poses(b, A, c.offset_of(b"POSE"))
     c.finish()
-    inst.S[:] = S
-    inst.A[...] = A
+    inst.scalars[:] = S
+    inst.poses[...] = A
 
 
 def _check_relations(b, S: np.ndarray, at: int) -> None:

@@ -82,8 +82,6 @@ class Battler:
         self.matrix = np.zeros((4, 4), np.float32)   # GL byte order: the transpose
         self._place()
         self._param = self.graph.parameters
-        self._playhead_at = {role: self.graph.binding.layout.nodes[k] + 2
-                             for role, k in self.graph.clip_nodes.items()}
         self._dt = 0.0
         self._anchor_before = None
         self._anchor_after = None
@@ -106,7 +104,7 @@ class Battler:
         GRAPH_NONE)."""
         view = self.instance.inspect(self.graph.machine)
         role = ROLES[view.state]
-        return role, float(self.instance.S[self._playhead_at[role]]), view.transition
+        return role, self.instance.playhead(self.graph.clip_nodes[role]), view.transition
 
     @property
     def role(self) -> str:
@@ -165,7 +163,7 @@ class Battler:
         the anchor's smoothing are left exactly as the step left them."""
         rig = self.rig
         view = view or PoseView()
-        S, A = self.instance.S.copy(), self.instance.A.copy()
+        saved = self.instance.buffer.copy()        # the instance's bytes are the instance
         try:
             rig.anchor_state = self._anchor_before
             rig.forget_pose()
@@ -173,8 +171,7 @@ class Battler:
             if view.anchor:
                 rig.anchor(ANCHOR_LIMIT, self._dt)
         finally:
-            self.instance.S[:] = S
-            self.instance.A[...] = A
+            self.instance.buffer[:] = saved
             rig.anchor_state = self._anchor_after
         self._finish()
 
@@ -195,12 +192,12 @@ class Battler:
             self.rig.pose(clip.anim, frame, clip.wrap)
             return
         if scrub is not None:
-            self.instance.S[self._playhead_at[role]] = playhead
+            self.instance.set_playhead(self.graph.clip_nodes[role], playhead)
         if not interpolate:
             # every clip's playhead on its 30 Hz frame: what the rig would show unblended
-            for r, at in self._playhead_at.items():
-                t = self.instance.S[at]
-                self.instance.S[at] = math.floor(t * pack.FPS + 1e-6) / pack.FPS
+            for r, k in self.graph.clip_nodes.items():
+                t = math.floor(self.instance.playhead(k) * pack.FPS + 1e-6) / pack.FPS
+                self.instance.set_playhead(k, min(t, self.rts.clips[r].clip.duration))
         pose = self.pose_buffer
         self.instance.evaluate(pose)
         pose.compute_model(self.rts.skeleton)

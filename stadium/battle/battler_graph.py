@@ -33,7 +33,8 @@ import runtime as rt
 from runtime import capi
 from runtime.graph.file import Graph
 from runtime.graph.binding import GraphAssets, GraphBinding
-from runtime.graph.json.read import GraphNamedAssets, build_graph_json, write_text
+from runtime.graph.json.read import GraphNamedAssets, build_graph_json
+from runtime.graph.json.write import write_text
 from runtime.graph.source import (ClipLoop, ClipNode, ClipSlotSource, Condition, ConditionKind,
                                   Curve, GraphSource, InertializeNode, NodeKind, ParameterSource,
                                   ParameterType, StateMachineNode, TimeScaleNode, Transition)

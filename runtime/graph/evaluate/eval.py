@@ -18,17 +18,14 @@ inertialize node keeps and updates its poses on those bones only.
 from __future__ import annotations
 
 import threading
-import weakref
 
 import numpy as np
 
-from . import kernels as K
+from . import kernels
 from ...core.errors import CapacityError, InvalidError
+from ...core.memory import caller_bytes
 from ..source import InertializeMethod, NodeKind
 from ...pose.pose import Pose
-
-_FULL = weakref.WeakKeyDictionary()         # binding -> its full evaluation's steps
-
 
 class _Lanes:
     """One evaluation's instances, their scalars (lanes, scalars) and slots."""
@@ -58,15 +55,15 @@ class Steps:
 
 
 def steps(b, plan=None) -> Steps:
-    """A binding's steps, for every bone or a plan's (made on first use, then kept)."""
+    """A binding's steps, for every bone or a plan's (made on first use, then kept on the
+    binding or the plan)."""
     if plan is not None:
         if plan.evaluation is None:
             plan.evaluation = Steps(b, plan.bones)
         return plan.evaluation
-    got = _FULL.get(b)
-    if got is None:
-        got = _FULL[b] = Steps(b, np.arange(b.skeleton.bone_count, dtype=np.intp))
-    return got
+    if b.evaluation is None:
+        b.evaluation = Steps(b, np.arange(b.skeleton.bone_count, dtype=np.intp))
+    return b.evaluation
 
 
 def evaluate(inst, out: Pose, scratch=None, plan=None) -> None:
@@ -83,11 +80,14 @@ def evaluate_lanes(insts: list, locals_: np.ndarray, scratch=None, plan=None) ->
     st = steps(b, plan)
     m = len(insts)
     slots = _slots(b, st, scratch, m)
-    S = insts[0].S[None] if m == 1 else np.stack([inst.S for inst in insts], out=_mine(st, "S", m))
+    if m == 1:
+        S = insts[0].scalars[None]
+    else:
+        S = np.stack([inst.scalars for inst in insts], out=_mine(st, "S", m))
     e = _Lanes(insts, S, slots)
     for step in st.nodes:
         step(e)
-    K.write_out(S, st.last, e.slots, st.output, st.rows, locals_)
+    kernels.write_out(S, st.last, e.slots, st.output, st.rows, locals_)
 
 
 def _mine(st: Steps, what: str, m: int) -> np.ndarray:
@@ -111,14 +111,7 @@ def _slots(b, st: Steps, scratch, m: int) -> np.ndarray:
     reads finite values)."""
     if scratch is None:
         return _mine(st, "slots", m)
-    try:
-        buf = np.frombuffer(scratch, dtype=np.uint8)
-    except (TypeError, ValueError) as exc:
-        raise InvalidError(f"scratch not a writable buffer: {exc}") from None
-    if not buf.flags.writeable:
-        raise InvalidError("scratch is read-only")
-    if buf.ctypes.data % 8:
-        raise InvalidError("scratch not aligned to 8")
+    buf = caller_bytes(scratch, name="scratch")
     need = b.scratch_bytes * m
     if buf.size < need:
         raise CapacityError(f"{buf.size} bytes of scratch for {need}", size=need)
@@ -142,7 +135,7 @@ def _clip(b, st, k, node):
     dense = bool(np.array_equal(rows, np.arange(samples.shape[2])))
     args = (r.base, samples, dots, offset, float(clip.sample_rate), float(clip.duration),
             int(clip.sample_count - 1), rows, dense, fill)
-    return lambda e: K.sample_clip(e.S, *args, e.slots, node.slot)
+    return lambda e: kernels.sample_clip(e.S, *args, e.slots, node.slot)
 
 
 def _blend(b, st, k, node):
@@ -159,7 +152,7 @@ def _mix(b, st, k, node, inputs, at, direct):
     bases = np.array([b.layout.nodes[i] for i in inputs], dtype=np.intp)
     ids = np.array([b.graph.nodes[i].slot for i in inputs], dtype=np.intp)
     base = b.layout.nodes[k]
-    return lambda e: K.mix(e.S, base, at, bases, ids, direct, e.slots, node.slot)
+    return lambda e: kernels.mix(e.S, base, at, bases, ids, direct, e.slots, node.slot)
 
 
 def _input_slots(b, node):
@@ -171,7 +164,7 @@ def _mask(b, st, k, node):
     over, under = np.ascontiguousarray(m[st.rows]), np.ascontiguousarray(rest[st.rows])
     x, y = _input_slots(b, node)
     base = b.layout.nodes[k]
-    return lambda e: K.mask(e.S, base, x, y, over, under, most, base_most, e.slots, node.slot)
+    return lambda e: kernels.mask(e.S, base, x, y, over, under, most, base_most, e.slots, node.slot)
 
 
 def _one_shot(b, st, k, node):
@@ -179,25 +172,26 @@ def _one_shot(b, st, k, node):
     over = np.ascontiguousarray(m[st.rows])
     x, y = _input_slots(b, node)
     base = b.layout.nodes[k]
-    return lambda e: K.one_shot(e.S, base, x, y, over, most, e.slots, node.slot)
+    return lambda e: kernels.one_shot(e.S, base, x, y, over, most, e.slots, node.slot)
 
 
 def _additive(b, st, k, node):
     x, y = _input_slots(b, node)
     base, layer = b.layout.nodes[k], b.layout.nodes[node.inputs[1]]
-    return lambda e: K.additive(e.S, base, layer, x, y, e.slots, node.slot)
+    return lambda e: kernels.additive(e.S, base, layer, x, y, e.slots, node.slot)
 
 
 def _select(b, st, k, node):
     ids = np.array(_input_slots(b, node), dtype=np.intp)
     base = b.layout.nodes[k]
-    return lambda e: K.select(e.S, base, ids, e.slots, node.slot)
+    return lambda e: kernels.select(e.S, base, ids, e.slots, node.slot)
 
 
-def _pass(b, st, k, node):
+def _pass_through(b, st, k, node):
+    """A time scale or seek: its input's pose, as it is (their work is the update's)."""
     src = b.graph.nodes[node.inputs[0]].slot
     base = b.layout.nodes[k]
-    return lambda e: K.copy_input(e.S, base, e.slots, src, node.slot)
+    return lambda e: kernels.copy_input(e.S, base, e.slots, src, node.slot)
 
 
 def _pose_parameter(b, st, k, node):
@@ -210,7 +204,7 @@ def _pose_parameter(b, st, k, node):
         S = e.S
         for lane, inst in enumerate(e.insts):
             if S[lane, base] > 0.0:
-                e.slots[node.slot, :, lane] = inst.A[index][st.rows].T if S[lane, at] != 0.0 else st.rests
+                e.slots[node.slot, :, lane] = inst.poses[index][st.rows].T if S[lane, at] != 0.0 else st.rests
     return step
 
 
@@ -226,16 +220,16 @@ def _inertialize(b, st, k, node):
         S = e.S
         for lane, inst in enumerate(e.insts):
             if S[lane, base] > 0.0:
-                K.inertialize(S[lane], at, dead, d.half_life_scale, d.half_life_min, d.half_life_max,
-                              inst.A, first, st.rows, e.slots, src, lane, node.slot)
+                kernels.inertialize(S[lane], at, dead, d.half_life_scale, d.half_life_min, d.half_life_max,
+                              inst.poses, first, st.rows, e.slots, src, lane, node.slot)
                 if not e.own:           # what it keeps, into the instance's own scalars
-                    inst.S[at:at + 10] = S[lane, at:at + 10]
+                    inst.scalars[at:at + 10] = S[lane, at:at + 10]
     return step
 
 
 _MAKE = {NodeKind.clip: _clip, NodeKind.blend: _blend, NodeKind.blend_1d: _blend,
          NodeKind.blend_2d_banded: _blend, NodeKind.blend_2d_triangulated: _blend,
          NodeKind.mask: _mask, NodeKind.additive: _additive, NodeKind.select: _select,
-         NodeKind.time_scale: _pass, NodeKind.seek: _pass, NodeKind.state_machine: _machine,
+         NodeKind.time_scale: _pass_through, NodeKind.seek: _pass_through, NodeKind.state_machine: _machine,
          NodeKind.one_shot: _one_shot, NodeKind.inertialize: _inertialize,
          NodeKind.pose_parameter: _pose_parameter}

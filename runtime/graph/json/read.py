@@ -1,24 +1,5 @@
-"""The graph's JSON text form: maniWriteGraphJson writes exactly what maniBuildGraphJson reads.
-
-The text is one object: {"version": 1, "parameters": [...], "clips": [...], "syncGroups":
-[...], ("databases", "models", "springSets" when the graph has any,) "nodes": [...],
-"output": place}. Parameters, clip slots, sync groups, asset slots and mask chains' bones
-are named; nodes and the output are places in the source's list; a subgraph is a nested
-graph object (without "version") with its parameters mapped by name. Numbers are binary32,
-written as the shortest text that reads back to the same value (graph_jsontext.number).
-
-The writer leaves out every member at its off value, and the reader takes each as left
-out: the spec's list (a parameter's default; bounds "min" and "max", both or neither; a
-clip slot's "allEvents"; a clip node's "syncGroup", "speed", "loop", "leader"; a blend's
-"direct"; a mask's "chains" and "defaultWeight"; a chain's "subtree"; a seek's "time";
-"period" of a 1D space, "polar" of a banded one, "triangles" of a triangulated one, a
-point's "y"; a machine's "entry", "chainLimit", "transitions", "finals"; a transition's
-"priority", "interruption", "entry", "fade", "duration", "cooldown", "conditions"; a
-one-shot's "fadeOutTrigger", "abort", "curve", "fadeIn", "fadeOut", "mask"; an inertialize
-node's "trigger", "method", "duration", "halfLifeScale", "halfLifeMin", "halfLifeMax"; the
-graph's lists) and ours: a blend input's "weight" 1 and "parameter" null, an additive
-layer's "weight" 1 and "parameter" null, a time scale's "scale" 1 and "parameter" null, a
-subgraph's "parameters" {} and a database slot's "clips" [].
+"""maniBuildGraphJson: the graph's JSON text form (graph/json/form.py) read into a source,
+then built as maniBuildGraph builds it.
 
 Refusals beyond the build's (whose items are places in the text's lists, as the source's):
 BuildReason.Json (item the byte offset) for text that is not JSON; BuildReason.Form with
@@ -33,20 +14,18 @@ from enum import IntEnum
 from ...core.builder import Builder
 from ...core.errors import BuildReason, InvalidError, VersionError
 from ..build.build import build as build_source
-from ..build.build import enter_build
-from ..build.check import parameter_value
 from ..format import f32 as _f
-from .text import Value, dump, parse
+from .form import (CURVES, ENTRIES, FORM_VERSION, INTERRUPTIONS, LATER_KINDS, LOOPS, METHODS, OPS,
+                   TYPE_NAMES, name_text)
+from .text import Value, parse
 from ..source import (AdditiveNode, AssetSlotSource, Blend1DNode, Blend2DBandedNode,
                       Blend2DTriangulatedNode, BlendInput, BlendNode, ClipLoop, ClipNode,
-                      ClipSlotSource, CompareOp, Condition, ConditionKind, Curve, EntryMode,
-                      GraphSource, InertializeMethod, InertializeNode, Interruption, MaskChain,
-                      MaskNode, MaskSource, OneShotNode, ParameterSource, ParameterType,
-                      PoseParameterNode, SeekNode, SelectNode, SpacePoint, StateMachineNode,
-                      SubgraphNode, SyncGroupSource, TimeScaleNode, Transition)
+                      ClipSlotSource, Condition, ConditionKind, Curve, EntryMode, GraphSource,
+                      InertializeMethod, InertializeNode, Interruption, MaskChain, MaskNode,
+                      MaskSource, OneShotNode, ParameterSource, ParameterType, PoseParameterNode,
+                      SeekNode, SelectNode, SpacePoint, StateMachineNode, SubgraphNode,
+                      SyncGroupSource, TimeScaleNode, Transition)
 from ...pose.skeleton import Skeleton
-
-FORM_VERSION = 1
 
 
 class GraphForm(IntEnum):
@@ -61,239 +40,6 @@ class GraphForm(IntEnum):
     version = 7         # a version or node kind of another version of the form
 
 
-TYPE_NAMES = {ParameterType.bool_: "bool", ParameterType.trigger: "trigger", ParameterType.int_: "int",
-              ParameterType.float_: "float", ParameterType.vector2: "vector2",
-              ParameterType.vector3: "vector3", ParameterType.vector4: "vector4",
-              ParameterType.quaternion: "quaternion", ParameterType.pose: "pose"}
-LOOPS = {ClipLoop.clip: "clip", ClipLoop.repeat: "repeat", ClipLoop.clamp: "clamp"}
-INTERRUPTIONS = {Interruption.none: "none", Interruption.source: "source",
-                 Interruption.destination: "destination",
-                 Interruption.source_then_destination: "sourceThenDestination",
-                 Interruption.destination_then_source: "destinationThenSource"}
-ENTRIES = {EntryMode.restart: "restart", EntryMode.continue_: "continue"}
-CURVES = {Curve.linear: "linear", Curve.smooth: "smooth", Curve.ease_in: "easeIn",
-          Curve.ease_out: "easeOut"}
-METHODS = {InertializeMethod.inertialization: "inertialization",
-           InertializeMethod.dead_blending: "deadBlending"}
-OPS = {CompareOp.eq: "==", CompareOp.ne: "!=", CompareOp.lt: "<", CompareOp.le: "<=",
-       CompareOp.gt: ">", CompareOp.ge: ">="}
-KINDS = {ClipNode: "clip", BlendNode: "blend", Blend1DNode: "blend1d",
-         Blend2DBandedNode: "blend2dBanded", Blend2DTriangulatedNode: "blend2dTriangulated",
-         MaskNode: "mask", AdditiveNode: "additive", SelectNode: "select",
-         TimeScaleNode: "timeScale", SeekNode: "seek", StateMachineNode: "stateMachine",
-         OneShotNode: "oneShot", InertializeNode: "inertialize",
-         PoseParameterNode: "poseParameter", SubgraphNode: "subgraph"}
-LATER_KINDS = {"motionMatching", "learnedMotionMatching", "twoBoneIk", "ik", "bodyIk", "springs",
-               "mirror", "turnLimit", "retarget", "lookAt"}
-
-
-def _name(raw) -> str:
-    return raw.decode("utf-8") if isinstance(raw, (bytes, bytearray)) else str(raw)
-
-
-# ---- writing --------------------------------------------------------------------------------------
-def to_json(source: GraphSource, top: bool = True) -> dict:
-    """A source as the form's members (dicts in member order), defaults left out. The
-    source is one the build accepts."""
-    sk = source.skeleton
-    params = [_name(p.name) for p in source.parameters]
-    clips = [_name(c.name) for c in source.clips]
-    syncs = [_name(g.name) for g in source.sync_groups]
-    out = {"version": FORM_VERSION} if top else {}
-    out["parameters"] = [_parameter_json(p) for p in source.parameters]
-    out["clips"] = [dict(name=_name(c.name), **({"allEvents": True} if c.all_events else {}))
-                    for c in source.clips]
-    out["syncGroups"] = syncs
-    for key, slots in (("databases", source.databases), ("models", source.models),
-                       ("springSets", source.spring_sets)):
-        if slots:
-            out[key] = [dict(name=_name(s.name), **({"clips": [clips[c] for c in s.clips]}
-                                                     if key == "databases" and s.clips else {}))
-                        for s in slots]
-    out["nodes"] = [_node_json(n, params, clips, syncs, sk, source.parameters) for n in source.nodes]
-    out["output"] = int(source.output)
-    return out
-
-
-def _opt(out: dict, key: str, value, default) -> None:
-    if value != default and value is not None:
-        out[key] = value
-
-
-def _num(v) -> float:
-    """A source number as the text writes it: binary32."""
-    return _f(float(v))
-
-
-def _parameter_json(p: ParameterSource) -> dict:
-    kind = ParameterType(p.type)
-    out = {"name": _name(p.name), "type": TYPE_NAMES[kind]}
-    if p.default is not None:
-        v = parameter_value(kind, p.default)
-        off = parameter_value(kind, None)
-        raw = p.default
-        if v != off:
-            if kind in (ParameterType.bool_, ParameterType.trigger):
-                out["default"] = bool(v[0])
-            elif kind == ParameterType.int_:
-                out["default"] = int(v[0])
-            elif kind == ParameterType.float_:
-                out["default"] = _num(v[0])
-            else:
-                out["default"] = [_num(x) for x in list(raw)]
-    if p.minimum is not None:
-        whole = kind == ParameterType.int_
-        out["min"] = int(p.minimum) if whole else _num(p.minimum)
-        out["max"] = int(p.maximum) if whole else _num(p.maximum)
-    return out
-
-
-def _mask_json(chains, default, sk) -> dict:
-    out = {}
-    if chains:
-        out["chains"] = [dict(bone=sk.bone_name(int(c.bone)), weight=_num(c.weight),
-                              **({"subtree": True} if c.subtree else {})) for c in chains]
-    _opt(out, "defaultWeight", _num(default), 0.0)
-    return out
-
-
-def _node_json(n, params, clips, syncs, sk, parameters) -> dict:
-    out = {"kind": KINDS[type(n)]}
-    P = lambda k: None if k is None else params[int(k)]       # noqa: E731
-    if isinstance(n, ClipNode):
-        out["clip"] = clips[int(n.clip)]
-        _opt(out, "speed", _num(n.speed), 1.0)
-        _opt(out, "loop", LOOPS[ClipLoop(n.loop)], "clip")
-        _opt(out, "syncGroup", None if n.sync_group is None else syncs[int(n.sync_group)], None)
-        _opt(out, "leader", bool(n.leader), False)
-    elif isinstance(n, BlendNode):
-        items = []
-        for i in n.inputs:
-            item = {"node": int(i.node)}
-            _opt(item, "weight", _num(i.weight), 1.0)
-            _opt(item, "parameter", P(i.parameter), None)
-            items.append(item)
-        out["inputs"] = items
-        _opt(out, "direct", bool(n.direct), False)
-    elif isinstance(n, (Blend1DNode, Blend2DBandedNode, Blend2DTriangulatedNode)):
-        if isinstance(n, Blend1DNode):
-            out["parameter"] = P(n.parameter)
-        else:
-            out["xParameter"] = P(n.x_parameter)
-            out["yParameter"] = P(n.y_parameter)
-        points = []
-        for p in n.points:
-            item = {"node": int(p.node), "x": _num(p.x)}
-            _opt(item, "y", _num(p.y), 0.0)
-            points.append(item)
-        out["points"] = points
-        if isinstance(n, Blend1DNode):
-            _opt(out, "period", _num(n.period), 0.0)
-        elif isinstance(n, Blend2DBandedNode):
-            _opt(out, "polar", bool(n.polar), False)
-        elif n.triangles is not None:
-            out["triangles"] = [[int(c) for c in t] for t in n.triangles]
-    elif isinstance(n, MaskNode):
-        out["base"] = int(n.base)
-        out["overlay"] = int(n.overlay)
-        out.update(_mask_json(n.chains, n.default_weight, sk))
-    elif isinstance(n, AdditiveNode):
-        out["base"] = int(n.base)
-        out["layer"] = int(n.layer)
-        _opt(out, "weight", _num(n.weight), 1.0)
-        _opt(out, "parameter", P(n.parameter), None)
-    elif isinstance(n, SelectNode):
-        out["parameter"] = P(n.parameter)
-        out["inputs"] = [int(i) for i in n.inputs]
-    elif isinstance(n, TimeScaleNode):
-        out["input"] = int(n.input)
-        _opt(out, "scale", _num(n.scale), 1.0)
-        _opt(out, "parameter", P(n.parameter), None)
-    elif isinstance(n, SeekNode):
-        out["input"] = int(n.input)
-        out["trigger"] = P(n.trigger)
-        _opt(out, "time", _num(n.time), 0.0)
-    elif isinstance(n, StateMachineNode):
-        out["states"] = [int(s) for s in n.states]
-        _opt(out, "entry", int(n.entry), 0)
-        _opt(out, "chainLimit", int(n.chain_limit), 0)
-        if n.transitions:
-            typed = [(name, p.type) for name, p in zip(params, parameters)]
-            out["transitions"] = [_transition_json(t, typed) for t in n.transitions]
-        if n.finals:
-            out["finals"] = [int(f) for f in n.finals]
-    elif isinstance(n, OneShotNode):
-        out["base"] = int(n.base)
-        out["shot"] = int(n.shot)
-        out["trigger"] = P(n.trigger)
-        _opt(out, "fadeOutTrigger", P(n.fade_out_trigger), None)
-        _opt(out, "abort", P(n.abort), None)
-        _opt(out, "curve", CURVES[Curve(n.curve)], "linear")
-        _opt(out, "fadeIn", _num(n.fade_in), 0.0)
-        _opt(out, "fadeOut", _num(n.fade_out), 0.0)
-        if n.mask is not None:
-            out["mask"] = _mask_json(n.mask.chains, n.mask.default_weight, sk)
-    elif isinstance(n, InertializeNode):
-        out["input"] = int(n.input)
-        _opt(out, "trigger", P(n.trigger), None)
-        _opt(out, "method", METHODS[InertializeMethod(n.method)], "inertialization")
-        _opt(out, "duration", _num(n.duration), 0.0)
-        _opt(out, "halfLifeScale", _num(n.half_life_scale), _f(0.3))
-        _opt(out, "halfLifeMin", _num(n.half_life_min), _f(0.1))
-        _opt(out, "halfLifeMax", _num(n.half_life_max), 1.0)
-    elif isinstance(n, PoseParameterNode):
-        out["parameter"] = P(n.parameter)
-    elif isinstance(n, SubgraphNode):
-        out["graph"] = to_json(n.graph, top=False)
-        if n.parameters:
-            out["parameters"] = {_name(k): _name(v) for k, v in n.parameters.items()}
-    return out
-
-
-def _transition_json(t: Transition, params) -> dict:
-    out = {"from": None if t.source is None else int(t.source), "to": int(t.target)}
-    _opt(out, "priority", int(t.priority), 0)
-    _opt(out, "interruption", INTERRUPTIONS[Interruption(t.interruption)], "none")
-    _opt(out, "entry", ENTRIES[EntryMode(t.entry)], "restart")
-    _opt(out, "fade", CURVES[Curve(t.fade)], "linear")
-    _opt(out, "duration", _num(t.duration), 0.0)
-    _opt(out, "cooldown", _num(t.cooldown), 0.0)
-    if t.conditions:
-        out["conditions"] = [_condition_json(c, params) for c in t.conditions]
-    return out
-
-
-def _condition_json(c: Condition, params) -> dict:
-    kind = ConditionKind(c.kind)
-    if kind == ConditionKind.parameter:
-        name, ptype = params[int(c.parameter)]
-        value = bool(c.value) if ptype == ParameterType.bool_ else \
-            int(c.value) if ptype == ParameterType.int_ else _num(c.value)
-        return {"parameter": name, "op": OPS[CompareOp(c.op)], "value": value}
-    if kind == ConditionKind.trigger:
-        return {"trigger": params[int(c.parameter)][0]}
-    if kind == ConditionKind.event:
-        return {"event": _name(c.event)}
-    if kind == ConditionKind.state_time:
-        return {"stateTime": _num(c.value)}
-    return {"finished": True}
-
-
-def write_text(source: GraphSource) -> str:
-    """maniWriteGraphJson's work: built first (refused as the build refuses), then written."""
-    build_source(source)
-    return dump(to_json(source)) + "\n"
-
-
-def write_graph_json(builder: Builder, source: GraphSource) -> str:
-    """maniWriteGraphJson: the text kept in the builder (kind "text"), for CopyBuilt."""
-    enter_build(builder, source)
-    text = write_text(source)
-    builder.keep(text.encode("utf-8"), "text")
-    return text
-
-
-# ---- reading ---------------------------------------------------------------------------------------
 class GraphNamedAssets:
     """maniGraphNamedAssets: the skeleton a text's graph is built against, and the assets its
     slot names take, each a list of (name, asset) pairs or a dict (the first of equal names
@@ -311,7 +57,7 @@ class GraphNamedAssets:
 def _lookup(pairs, name: str):
     items = pairs.items() if isinstance(pairs, dict) else (pairs or ())
     for key, asset in items:
-        if _name(key) == name:
+        if name_text(key) == name:
             return asset
     return None
 
@@ -543,7 +289,8 @@ def _points(o: _Obj) -> list:
     return out
 
 
-def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets):
+def _node_object(v: Value) -> tuple:
+    """A node's kind (one this form has) and its members, checked against the kind's."""
     if v.kind != "object":
         raise _form(GraphForm.type, v.offset, "a node is not an object")
     kind_at = next((at for key, at, _ in v.value if key == "kind"), None)
@@ -558,7 +305,11 @@ def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets):
                            item=kind_at, other=int(GraphForm.version))
     if kind not in NODE_MEMBERS:
         raise _form(GraphForm.value, kind_at, f"no node kind {kind!r}")
-    o = _Obj(v, NODE_MEMBERS[kind] | {"kind"}, f"a {kind} node")
+    return kind, _Obj(v, NODE_MEMBERS[kind] | {"kind"}, f"a {kind} node")
+
+
+def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets):
+    kind, o = _node_object(v)
     one = lambda key: _place(o.get(key, ("number",)), f"a {kind} node's {key!r}")   # noqa: E731
     if kind == "clip":
         return ClipNode(C.find(o, "clip"), o.number("speed", 1.0), o.option("loop", LOOPS, ClipLoop.clip),
@@ -576,15 +327,8 @@ def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets):
         return Blend2DBandedNode(P.find(o, "xParameter"), P.find(o, "yParameter"), _points(o),
                                  o.flag("polar"))
     if kind == "blend2dTriangulated":
-        triangles = None
-        if "triangles" in o.members:
-            triangles = []
-            for t in o.items("triangles"):
-                if t.kind != "array":
-                    raise _form(GraphForm.type, t.offset, "a triangle is not a list")
-                triangles.append([_place(c, "a triangle's corner") for c in t.value])
         return Blend2DTriangulatedNode(P.find(o, "xParameter"), P.find(o, "yParameter"), _points(o),
-                                       triangles)
+                                       _triangles(o))
     if kind == "mask":
         chains, default = _mask(o, sk)
         return MaskNode(one("base"), one("overlay"), chains, default)
@@ -617,6 +361,22 @@ def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets):
                                o.number("halfLifeMin", _f(0.1)), o.number("halfLifeMax", 1.0))
     if kind == "poseParameter":
         return PoseParameterNode(P.find(o, "parameter"))
+    return _subgraph(o, assets)
+
+
+def _triangles(o: _Obj):
+    """A triangulated space's triangles, or None to have the build triangulate."""
+    if "triangles" not in o.members:
+        return None
+    triangles = []
+    for t in o.items("triangles"):
+        if t.kind != "array":
+            raise _form(GraphForm.type, t.offset, "a triangle is not a list")
+        triangles.append([_place(c, "a triangle's corner") for c in t.value])
+    return triangles
+
+
+def _subgraph(o: _Obj, assets) -> SubgraphNode:
     graph = from_json(o.get("graph", ("object",)), assets, top=False)
     mapping = {}
     if "parameters" in o.members:
@@ -695,3 +455,4 @@ def build_graph_json(builder: Builder, text, assets: GraphNamedAssets) -> bytes:
     data = build_source(read_text(raw, assets))
     builder.keep(data, "graph")
     return data
+

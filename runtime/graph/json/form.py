@@ -1,0 +1,64 @@
+"""The graph's JSON text form, as both directions take it: maniWriteGraphJson
+(graph/json/write.py) writes exactly what maniBuildGraphJson (graph/json/read.py) reads.
+
+The text is one object: {"version": 1, "parameters": [...], "clips": [...], "syncGroups":
+[...], ("databases", "models", "springSets" when the graph has any,) "nodes": [...],
+"output": place}. Parameters, clip slots, sync groups, asset slots and mask chains' bones
+are named; nodes and the output are places in the source's list; a subgraph is a nested
+graph object (without "version") with its parameters mapped by name. Numbers are binary32,
+written as the shortest text that reads back to the same value (graph/json/text.py's number).
+
+The writer leaves out every member at its off value, and the reader takes each as left
+out: the spec's list (a parameter's default; bounds "min" and "max", both or neither; a
+clip slot's "allEvents"; a clip node's "syncGroup", "speed", "loop", "leader"; a blend's
+"direct"; a mask's "chains" and "defaultWeight"; a chain's "subtree"; a seek's "time";
+"period" of a 1D space, "polar" of a banded one, "triangles" of a triangulated one, a
+point's "y"; a machine's "entry", "chainLimit", "transitions", "finals"; a transition's
+"priority", "interruption", "entry", "fade", "duration", "cooldown", "conditions"; a
+one-shot's "fadeOutTrigger", "abort", "curve", "fadeIn", "fadeOut", "mask"; an inertialize
+node's "trigger", "method", "duration", "halfLifeScale", "halfLifeMin", "halfLifeMax"; the
+graph's lists) and ours: a blend input's "weight" 1 and "parameter" null, an additive
+layer's "weight" 1 and "parameter" null, a time scale's "scale" 1 and "parameter" null, a
+subgraph's "parameters" {} and a database slot's "clips" [].
+"""
+from __future__ import annotations
+
+from ..source import (AdditiveNode, Blend1DNode, Blend2DBandedNode, Blend2DTriangulatedNode,
+                      BlendNode, ClipLoop, ClipNode, CompareOp, Curve, EntryMode,
+                      InertializeMethod, InertializeNode, Interruption, MaskNode, OneShotNode,
+                      ParameterType, PoseParameterNode, SeekNode, SelectNode, StateMachineNode,
+                      SubgraphNode, TimeScaleNode)
+
+FORM_VERSION = 1
+"""The form's version: the "version" member of a top-level graph."""
+
+# each option's name in the text
+TYPE_NAMES = {ParameterType.bool_: "bool", ParameterType.trigger: "trigger", ParameterType.int_: "int",
+              ParameterType.float_: "float", ParameterType.vector2: "vector2",
+              ParameterType.vector3: "vector3", ParameterType.vector4: "vector4",
+              ParameterType.quaternion: "quaternion", ParameterType.pose: "pose"}
+LOOPS = {ClipLoop.clip: "clip", ClipLoop.repeat: "repeat", ClipLoop.clamp: "clamp"}
+INTERRUPTIONS = {Interruption.none: "none", Interruption.source: "source",
+                 Interruption.destination: "destination",
+                 Interruption.source_then_destination: "sourceThenDestination",
+                 Interruption.destination_then_source: "destinationThenSource"}
+ENTRIES = {EntryMode.restart: "restart", EntryMode.continue_: "continue"}
+CURVES = {Curve.linear: "linear", Curve.smooth: "smooth", Curve.ease_in: "easeIn",
+          Curve.ease_out: "easeOut"}
+METHODS = {InertializeMethod.inertialization: "inertialization",
+           InertializeMethod.dead_blending: "deadBlending"}
+OPS = {CompareOp.eq: "==", CompareOp.ne: "!=", CompareOp.lt: "<", CompareOp.le: "<=",
+       CompareOp.gt: ">", CompareOp.ge: ">="}
+KINDS = {ClipNode: "clip", BlendNode: "blend", Blend1DNode: "blend1d",
+         Blend2DBandedNode: "blend2dBanded", Blend2DTriangulatedNode: "blend2dTriangulated",
+         MaskNode: "mask", AdditiveNode: "additive", SelectNode: "select",
+         TimeScaleNode: "timeScale", SeekNode: "seek", StateMachineNode: "stateMachine",
+         OneShotNode: "oneShot", InertializeNode: "inertialize",
+         PoseParameterNode: "poseParameter", SubgraphNode: "subgraph"}
+LATER_KINDS = {"motionMatching", "learnedMotionMatching", "twoBoneIk", "ik", "bodyIk", "springs",
+               "mirror", "turnLimit", "retarget", "lookAt"}
+
+
+def name_text(raw) -> str:
+    """A source's name (bytes or text) as the text writes it."""
+    return raw.decode("utf-8") if isinstance(raw, (bytes, bytearray)) else str(raw)

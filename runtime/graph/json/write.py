@@ -1,0 +1,234 @@
+"""maniWriteGraphJson: a graph source as the JSON text form (graph/json/form.py), each member
+at its off value left out, numbers as the shortest text that reads back to the same
+binary32.
+"""
+from __future__ import annotations
+
+from ...core.builder import Builder
+from ..build.build import build as build_source
+from ..build.build import enter_build
+from ..build.check import parameter_value
+from ..format import f32 as _f
+from .form import (CURVES, ENTRIES, FORM_VERSION, INTERRUPTIONS, KINDS, LOOPS, METHODS, OPS, TYPE_NAMES,
+                   name_text)
+from .text import dump
+from ..source import (AdditiveNode, Blend1DNode, Blend2DBandedNode, Blend2DTriangulatedNode,
+                      BlendNode, ClipLoop, ClipNode, CompareOp, Condition, ConditionKind, Curve,
+                      EntryMode, GraphSource, InertializeMethod, InertializeNode, Interruption,
+                      MaskNode, OneShotNode, ParameterSource, ParameterType, PoseParameterNode,
+                      SeekNode, SelectNode, StateMachineNode, SubgraphNode, TimeScaleNode,
+                      Transition)
+
+
+def to_json(source: GraphSource, top: bool = True) -> dict:
+    """A source as the form's members (dicts in member order), defaults left out. The
+    source is one the build accepts."""
+    sk = source.skeleton
+    params = [name_text(p.name) for p in source.parameters]
+    clips = [name_text(c.name) for c in source.clips]
+    syncs = [name_text(g.name) for g in source.sync_groups]
+    out = {"version": FORM_VERSION} if top else {}
+    out["parameters"] = [_parameter_json(p) for p in source.parameters]
+    out["clips"] = [dict(name=name_text(c.name), **({"allEvents": True} if c.all_events else {}))
+                    for c in source.clips]
+    out["syncGroups"] = syncs
+    for key, slots in (("databases", source.databases), ("models", source.models),
+                       ("springSets", source.spring_sets)):
+        if slots:
+            out[key] = [dict(name=name_text(s.name), **({"clips": [clips[c] for c in s.clips]}
+                                                     if key == "databases" and s.clips else {}))
+                        for s in slots]
+    out["nodes"] = [_node_json(n, params, clips, syncs, sk, source.parameters) for n in source.nodes]
+    out["output"] = int(source.output)
+    return out
+
+
+def _opt(out: dict, key: str, value, default) -> None:
+    if value != default and value is not None:
+        out[key] = value
+
+
+def _num(v) -> float:
+    """A source number as the text writes it: binary32."""
+    return _f(float(v))
+
+
+def _parameter_json(p: ParameterSource) -> dict:
+    kind = ParameterType(p.type)
+    out = {"name": name_text(p.name), "type": TYPE_NAMES[kind]}
+    if p.default is not None:
+        v = parameter_value(kind, p.default)
+        off = parameter_value(kind, None)
+        raw = p.default
+        if v != off:
+            if kind in (ParameterType.bool_, ParameterType.trigger):
+                out["default"] = bool(v[0])
+            elif kind == ParameterType.int_:
+                out["default"] = int(v[0])
+            elif kind == ParameterType.float_:
+                out["default"] = _num(v[0])
+            else:
+                out["default"] = [_num(x) for x in list(raw)]
+    if p.minimum is not None:
+        whole = kind == ParameterType.int_
+        out["min"] = int(p.minimum) if whole else _num(p.minimum)
+        out["max"] = int(p.maximum) if whole else _num(p.maximum)
+    return out
+
+
+def _mask_json(chains, default, sk) -> dict:
+    out = {}
+    if chains:
+        out["chains"] = [dict(bone=sk.bone_name(int(c.bone)), weight=_num(c.weight),
+                              **({"subtree": True} if c.subtree else {})) for c in chains]
+    _opt(out, "defaultWeight", _num(default), 0.0)
+    return out
+
+
+def _node_json(n, params, clips, syncs, sk, parameters) -> dict:
+    out = {"kind": KINDS[type(n)]}
+    P = lambda k: None if k is None else params[int(k)]       # noqa: E731
+    if isinstance(n, ClipNode):
+        out["clip"] = clips[int(n.clip)]
+        _opt(out, "speed", _num(n.speed), 1.0)
+        _opt(out, "loop", LOOPS[ClipLoop(n.loop)], "clip")
+        _opt(out, "syncGroup", None if n.sync_group is None else syncs[int(n.sync_group)], None)
+        _opt(out, "leader", bool(n.leader), False)
+    elif isinstance(n, BlendNode):
+        items = []
+        for i in n.inputs:
+            item = {"node": int(i.node)}
+            _opt(item, "weight", _num(i.weight), 1.0)
+            _opt(item, "parameter", P(i.parameter), None)
+            items.append(item)
+        out["inputs"] = items
+        _opt(out, "direct", bool(n.direct), False)
+    elif isinstance(n, (Blend1DNode, Blend2DBandedNode, Blend2DTriangulatedNode)):
+        _space_json(out, n, P)
+    elif isinstance(n, MaskNode):
+        out["base"] = int(n.base)
+        out["overlay"] = int(n.overlay)
+        out.update(_mask_json(n.chains, n.default_weight, sk))
+    elif isinstance(n, AdditiveNode):
+        out["base"] = int(n.base)
+        out["layer"] = int(n.layer)
+        _opt(out, "weight", _num(n.weight), 1.0)
+        _opt(out, "parameter", P(n.parameter), None)
+    elif isinstance(n, SelectNode):
+        out["parameter"] = P(n.parameter)
+        out["inputs"] = [int(i) for i in n.inputs]
+    elif isinstance(n, TimeScaleNode):
+        out["input"] = int(n.input)
+        _opt(out, "scale", _num(n.scale), 1.0)
+        _opt(out, "parameter", P(n.parameter), None)
+    elif isinstance(n, SeekNode):
+        out["input"] = int(n.input)
+        out["trigger"] = P(n.trigger)
+        _opt(out, "time", _num(n.time), 0.0)
+    elif isinstance(n, StateMachineNode):
+        out["states"] = [int(s) for s in n.states]
+        _opt(out, "entry", int(n.entry), 0)
+        _opt(out, "chainLimit", int(n.chain_limit), 0)
+        if n.transitions:
+            typed = [(name, p.type) for name, p in zip(params, parameters)]
+            out["transitions"] = [_transition_json(t, typed) for t in n.transitions]
+        if n.finals:
+            out["finals"] = [int(f) for f in n.finals]
+    elif isinstance(n, OneShotNode):
+        _one_shot_json(out, n, P, sk)
+    elif isinstance(n, InertializeNode):
+        _inertialize_json(out, n, P)
+    elif isinstance(n, PoseParameterNode):
+        out["parameter"] = P(n.parameter)
+    elif isinstance(n, SubgraphNode):
+        out["graph"] = to_json(n.graph, top=False)
+        if n.parameters:
+            out["parameters"] = {name_text(k): name_text(v) for k, v in n.parameters.items()}
+    return out
+
+
+def _space_json(out: dict, n, P) -> None:
+    """A 1D, banded or triangulated space's members."""
+    if isinstance(n, Blend1DNode):
+        out["parameter"] = P(n.parameter)
+    else:
+        out["xParameter"] = P(n.x_parameter)
+        out["yParameter"] = P(n.y_parameter)
+    points = []
+    for p in n.points:
+        item = {"node": int(p.node), "x": _num(p.x)}
+        _opt(item, "y", _num(p.y), 0.0)
+        points.append(item)
+    out["points"] = points
+    if isinstance(n, Blend1DNode):
+        _opt(out, "period", _num(n.period), 0.0)
+    elif isinstance(n, Blend2DBandedNode):
+        _opt(out, "polar", bool(n.polar), False)
+    elif n.triangles is not None:
+        out["triangles"] = [[int(c) for c in t] for t in n.triangles]
+
+
+def _one_shot_json(out: dict, n: OneShotNode, P, sk) -> None:
+    out["base"] = int(n.base)
+    out["shot"] = int(n.shot)
+    out["trigger"] = P(n.trigger)
+    _opt(out, "fadeOutTrigger", P(n.fade_out_trigger), None)
+    _opt(out, "abort", P(n.abort), None)
+    _opt(out, "curve", CURVES[Curve(n.curve)], "linear")
+    _opt(out, "fadeIn", _num(n.fade_in), 0.0)
+    _opt(out, "fadeOut", _num(n.fade_out), 0.0)
+    if n.mask is not None:
+        out["mask"] = _mask_json(n.mask.chains, n.mask.default_weight, sk)
+
+
+def _inertialize_json(out: dict, n: InertializeNode, P) -> None:
+    out["input"] = int(n.input)
+    _opt(out, "trigger", P(n.trigger), None)
+    _opt(out, "method", METHODS[InertializeMethod(n.method)], "inertialization")
+    _opt(out, "duration", _num(n.duration), 0.0)
+    _opt(out, "halfLifeScale", _num(n.half_life_scale), _f(0.3))
+    _opt(out, "halfLifeMin", _num(n.half_life_min), _f(0.1))
+    _opt(out, "halfLifeMax", _num(n.half_life_max), 1.0)
+
+
+def _transition_json(t: Transition, params) -> dict:
+    out = {"from": None if t.source is None else int(t.source), "to": int(t.target)}
+    _opt(out, "priority", int(t.priority), 0)
+    _opt(out, "interruption", INTERRUPTIONS[Interruption(t.interruption)], "none")
+    _opt(out, "entry", ENTRIES[EntryMode(t.entry)], "restart")
+    _opt(out, "fade", CURVES[Curve(t.fade)], "linear")
+    _opt(out, "duration", _num(t.duration), 0.0)
+    _opt(out, "cooldown", _num(t.cooldown), 0.0)
+    if t.conditions:
+        out["conditions"] = [_condition_json(c, params) for c in t.conditions]
+    return out
+
+
+def _condition_json(c: Condition, params) -> dict:
+    kind = ConditionKind(c.kind)
+    if kind == ConditionKind.parameter:
+        name, ptype = params[int(c.parameter)]
+        value = bool(c.value) if ptype == ParameterType.bool_ else \
+            int(c.value) if ptype == ParameterType.int_ else _num(c.value)
+        return {"parameter": name, "op": OPS[CompareOp(c.op)], "value": value}
+    if kind == ConditionKind.trigger:
+        return {"trigger": params[int(c.parameter)][0]}
+    if kind == ConditionKind.event:
+        return {"event": name_text(c.event)}
+    if kind == ConditionKind.state_time:
+        return {"stateTime": _num(c.value)}
+    return {"finished": True}
+
+
+def write_text(source: GraphSource) -> str:
+    """maniWriteGraphJson's work: built first (refused as the build refuses), then written."""
+    build_source(source)
+    return dump(to_json(source)) + "\n"
+
+
+def write_graph_json(builder: Builder, source: GraphSource) -> str:
+    """maniWriteGraphJson: the text kept in the builder (kind "text"), for CopyBuilt."""
+    enter_build(builder, source)
+    text = write_text(source)
+    builder.keep(text.encode("utf-8"), "text")
+    return text
