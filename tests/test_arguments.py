@@ -167,3 +167,16 @@ def test_graph_save_measures_with_no_buffer_and_capacity_zero():
     assert capi.maniGraphInstance_Save(inst, out, len(out)) == len(state) and bytes(out) == state
     refused(lambda: capi.maniGraphInstance_Save(inst, None, 10), "capacity")
     refused(lambda: capi.maniGraphInstance_Save(inst, [0] * 10, 10), "bytesOut")
+
+
+def test_a_skeleton_whose_composed_model_overflows_answers_as_the_spec_says():
+    """Rests finite in binary32 can compose past it: the model holds the IEEE infinities, and
+    GetModelTransform answers the identity its entry gives for a matrix not finite."""
+    big = (3.4e38, 3.4e38, 3.4e38)
+    source = SkeletonSource([BoneSource("root", scale=big), BoneSource("tip", 0, scale=big,
+                                                                        translation=(1, 0, 0))])
+    sk = rt.Skeleton.open(rt.build_skeleton(rt.Builder(), source))
+    pose = capi.maniInitPose(sk)
+    assert not np.isfinite(capi.maniPose_GetModel(pose, 1)).all()
+    assert np.array_equal(capi.maniPose_GetModelTransform(pose, 1), rt.IDENTITY)
+    assert np.isfinite(capi.maniPose_GetModelTransform(pose, 0)).all()

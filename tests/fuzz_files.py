@@ -1,0 +1,243 @@
+"""Files that open, then used: mutate a good file of each kind (bit flips, and binary32 and
+binary64 values a file should never make trouble with written over its payload), stamp
+the identity again so the mutation reaches the deep checks, open it, and when it opens use
+it through every call of its kind, warnings as errors. The only outcomes allowed are
+results and ManiErrors.
+
+    python tests/fuzz_files.py [--kind KIND ...] [--seconds N] [--seed S]
+
+runs the campaign for as long as asked (the tests run a few thousand inputs a kind); a
+finding prints the kind, the seed, the mutation and the traceback, and exits 1."""
+from __future__ import annotations
+
+import argparse
+import struct
+import sys
+import time
+import traceback
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import runtime as rt  # noqa: E402
+from runtime import capi  # noqa: E402
+from runtime.core import container  # noqa: E402
+
+from hostile_world import World  # noqa: E402
+
+F32 = [3.4e38, -3.4e38, 1.4e-45, -1.4e-45, 1e-38, 1e38, float("inf"), -float("inf"),
+       float("nan"), -0.0, 0.0, 1.0, -1.0, 65504.0, 2.0 ** 64]
+U32 = [0x7F800001, 0xFF800001, 0x7FFFFFFF, 0xFFFFFFFF, 0x80000000, 1, 2, 255, 1024, 65535]
+F64 = [0x7FF0000000000001, 0x7FF8000000000000, 0x7FEFFFFFFFFFFFFF, 0x0000000000000001,
+       0xFFF0000000000000, 0x47EFFFFFE0000000, 0x4415AF1D78B58C40]
+
+
+def reseal(data: bytearray) -> bytes:
+    """The container's identity stamped again over the (mutated) contents."""
+    if len(data) >= 32 and data[:4] == container.MAGIC:
+        kind, version, minor = struct.unpack_from("<HHH", data, 4)
+        seed = kind | version << 16 | minor << 32
+        struct.pack_into("<Q", data, 16, rt.hash64(seed, bytes(data[32:])))
+    return bytes(data)
+
+
+def payload_start(good: bytes) -> int:
+    count = struct.unpack_from("<H", good, 10)[0]
+    return min(32 + 24 * count, len(good))
+
+
+def mutate(good: bytes, rng) -> tuple[bytes, str]:
+    data = bytearray(good)
+    start = payload_start(good)
+    span = len(data) - start
+    what = []
+    for _ in range(int(rng.integers(1, 4))):
+        choice = int(rng.integers(4))
+        if choice == 0 or span < 8:
+            at = int(rng.integers(len(data)))
+            bit = int(rng.integers(8))
+            data[at] ^= 1 << bit
+            what.append(f"flip {at}.{bit}")
+        elif choice == 1:
+            at = start + 4 * int(rng.integers(span // 4))
+            value = F32[int(rng.integers(len(F32)))]
+            struct.pack_into("<f", data, at, value)
+            what.append(f"f32 {value} at {at}")
+        elif choice == 2:
+            at = start + 4 * int(rng.integers(span // 4))
+            value = U32[int(rng.integers(len(U32)))]
+            struct.pack_into("<I", data, at, value)
+            what.append(f"u32 {value:#x} at {at}")
+        else:
+            at = start + 8 * int(rng.integers(span // 8))
+            value = F64[int(rng.integers(len(F64)))]
+            struct.pack_into("<Q", data, at, value)
+            what.append(f"u64 {value:#x} at {at}")
+    return reseal(data), ", ".join(what)
+
+
+# ---- each kind: good bytes, the open, and every use --------------------------------------
+def _all(calls):
+    for call in calls:
+        try:
+            call()
+        except rt.ManiError:
+            pass
+
+
+def use_skeleton(w: World, sk):
+    n = capi.maniSkeleton_GetBoneCount(sk)
+    pose = capi.maniInitPose(sk)
+    _all([lambda: capi.maniPose_ComputeModel(pose, sk)]
+         + [lambda b=b: capi.maniSkeleton_GetRest(sk, b) for b in range(n)]
+         + [lambda b=b: capi.maniPose_GetModelTransform(pose, b) for b in range(n)]
+         + [lambda b=b: capi.maniSkeleton_GetBoneName(sk, b) for b in range(n)]
+         + [lambda: capi.maniSkeleton_BuildMask(sk, [], 0.5),
+            lambda: capi.maniSkeleton_BlendPoses(sk, [rt.BlendLayer(capi.maniInitPose(sk), 0.5)],
+                                                 0.1, capi.maniInitPose(sk))])
+
+
+def use_clip(w: World, clip):
+    sk, pose = w.skeleton, w.pose()
+    times = [0.0, 0.3, 1e30, -1e30, 0.999999]
+    calls = [lambda: capi.maniClip_GetDuration(clip), lambda: capi.maniClip_GetSampleRate(clip)]
+    for t in times:
+        calls += [lambda t=t: capi.maniClip_Sample(clip, sk, t, pose),
+                  lambda t=t: capi.maniClip_SampleFloats(clip, t),
+                  lambda t=t: capi.maniClip_GetDiscreteValue(clip, 0, t),
+                  lambda t=t: capi.maniClip_GetEventRange(clip, t, t + 0.5),
+                  lambda t=t: capi.maniClip_GetRootMotion(clip, t, 0.25),
+                  lambda t=t: capi.maniClip_RestoreRootMotion(clip, sk, t, pose),
+                  lambda t=t: capi.maniClipCursor_Sample(w.cursor(), clip, sk, t, pose)]
+    calls += [lambda i=i: capi.maniClip_GetEvent(clip, i) for i in range(3)]
+    calls += [lambda i=i: capi.maniClip_GetMarker(clip, i) for i in range(3)]
+    calls += [lambda: capi.maniPose_ComputeModel(pose, sk)]
+    _all(calls)
+
+
+def use_skin(w: World, skin):
+    n = capi.maniSkin_GetJointCount(skin)
+    _all([lambda j=j: capi.maniSkin_GetInverseBind(skin, j) for j in range(n)]
+         + [lambda: capi.maniConvertPaletteToDualQuaternions(
+             capi.maniPose_ComputePalette(w.model_pose(), w.skeleton, skin))])
+
+
+def use_influences(w: World, infl):
+    def skin_all():
+        job = w.skin_job(infl)
+        for method in (capi.maniSkinLinear, capi.maniSkinDualQuaternion, capi.maniSkinBlended,
+                       capi.maniSkinCenters):
+            try:
+                method(job)
+            except rt.ManiError:
+                pass
+    _all([skin_all] + [lambda v=v: capi.maniInfluences_GetInfluence(infl, v, 0) for v in range(6)]
+         + [lambda v=v: capi.maniInfluences_GetCenter(infl, v) for v in range(6)])
+
+
+def use_morph(w: World, targets):
+    def apply():
+        weights = capi.maniMorphTargets_ComputeTargetWeights(targets, [0.5])
+        out = w.positions.copy()
+        from runtime.deform.morph import MorphJob, MorphSemantic, MorphStream
+        capi.maniApplyMorphTargets(MorphJob(targets, weights, [
+            MorphStream(MorphSemantic.position, 0, w.positions, out)]))
+    n = capi.maniMorphTargets_GetTargetCount(targets)
+    _all([apply] + [lambda t=t: capi.maniMorphTargets_GetTargetFullWeight(targets, t)
+                    for t in range(n)]
+         + [lambda x=x: capi.maniMorphTargets_ComputeTargetWeights(targets, [x])
+            for x in (-3.0, -1.0, 0.0, 1.0, 3e38)])
+
+
+def use_graph(w: World, graph):
+    def run():
+        binding = capi.maniBindGraph(graph, w.assets)[0]
+        inst = capi.maniInitGraphInstance(binding)
+        scratch = bytearray(capi.maniGraphBinding_GetScratchSize(binding))
+        for _ in range(3):
+            capi.maniGraphInstance_Update(inst, 0.1)
+            capi.maniGraphInstance_Evaluate(inst, scratch, w.pose())
+    _all([run])
+
+
+def use_state(w: World, data):
+    def run():
+        inst = capi.maniInitGraphInstance(w.binding)
+        capi.maniGraphInstance_Restore(inst, data)
+        capi.maniGraphInstance_Update(inst, 0.1)
+        capi.maniGraphInstance_Evaluate(inst, w.scratch(), w.pose())
+    _all([run])
+
+
+KINDS = {
+    "skeleton": (lambda w: _bytes(w, capi.maniBuildSkeleton, w.skeleton_source),
+                 capi.maniOpenSkeleton, use_skeleton),
+    "clip": (lambda w: _bytes(w, capi.maniBuildClip, w.clip_source), capi.maniOpenClip, use_clip),
+    "skin": (lambda w: _bytes(w, capi.maniBuildSkin, w.skin_source), capi.maniOpenSkin, use_skin),
+    "influences": (lambda w: _bytes(w, capi.maniBuildCenters, w.center_source),
+                   capi.maniOpenInfluences, use_influences),
+    "morph": (lambda w: _bytes(w, capi.maniBuildMorphTargets, w.morph_source),
+              capi.maniOpenMorphTargets, use_morph),
+    "graph": (lambda w: _bytes(w, capi.maniBuildGraph, w.graph_source), capi.maniOpenGraph,
+              use_graph),
+    "state": (lambda w: w.saved, lambda data: data, use_state),
+}
+
+
+def _built(w, fn, source):
+    b = rt.Builder()
+    fn(b, source)
+    return b
+
+
+def _bytes(w, fn, source) -> bytes:
+    return bytes(capi.maniBuilder_CopyBuilt(_built(w, fn, source)))
+
+
+def campaign(kind: str, trials: int | None = None, seconds: float | None = None, seed: int = 0):
+    """Runs mutations of one kind; returns (inputs tried, files that opened, findings)."""
+    w = World()
+    make, opener, use = KINDS[kind]
+    good = make(w)
+    rng = np.random.default_rng(seed)
+    opened, findings, tried = 0, [], 0
+    end = time.monotonic() + seconds if seconds else None
+    while (trials is None or tried < trials) and (end is None or time.monotonic() < end):
+        data, what = mutate(good, rng)
+        tried += 1
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            try:
+                thing = opener(data)
+            except rt.ManiError:
+                continue
+            opened += 1
+            try:
+                use(w, thing)
+            except Exception:           # noqa: BLE001 - what escapes is the finding
+                findings.append(f"{kind} [{what}]:\n{traceback.format_exc(limit=4)}")
+    return tried, opened, findings
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kind", action="append", choices=sorted(KINDS))
+    parser.add_argument("--seconds", type=float, default=60.0, help="per kind (default 60)")
+    parser.add_argument("--seed", type=int, default=0)
+    a = parser.parse_args(argv)
+    bad = 0
+    for kind in a.kind or sorted(KINDS):
+        tried, opened, findings = campaign(kind, seconds=a.seconds, seed=a.seed)
+        print(f"{kind}: {tried} inputs, {opened} opened, {len(findings)} findings", flush=True)
+        for f in findings[:5]:
+            print(f)
+        bad += bool(findings)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,296 @@
+"""One of everything the C names take, built in code, and a valid call of every function in
+runtime.capi.__all__ (no tests here): the hostile-argument test swaps one argument at a time."""
+from functools import cached_property
+
+import numpy as np
+
+import runtime as rt
+from runtime import capi
+from runtime.clip.build import ChannelPath, ChannelSource, ClipSource, DiscreteTrackSource, FloatTrackSource
+from runtime.clip.clip import ClipEvent, LoopPolicy
+from runtime.clip.rootmotion import RootMotionSource
+from runtime.deform.influences import CenterSource, InfluenceSource
+from runtime.deform.morph import (MorphAttribute, MorphChannelSource, MorphJob, MorphSemantic,
+                                  MorphSource, MorphStream, MorphTargetSource)
+from runtime.deform.skin import SkinSource
+from runtime.deform.skinning import SkinJob, SkinStream, StreamKind
+from runtime.graph.binding import GraphAssets
+from runtime.graph.json.read import GraphNamedAssets
+from runtime.graph.source import ClipNode, ClipSlotSource, GraphSource, ParameterSource, ParameterType
+from runtime.pose.blend import BlendLayer, MaskChain
+from runtime.samples.humanoid import humanoid_source
+
+BONES = 12
+VERTICES = 6
+
+
+def _built(fn, source) -> bytes:
+    b = rt.Builder()
+    fn(b, source)
+    return bytes(capi.maniBuilder_CopyBuilt(b))
+
+
+class World:
+    """Read-only assets are made once; each call gets fresh outputs (poses, builders,
+    instances, cursors) so no call sees another's leftovers."""
+
+    @cached_property
+    def skeleton_source(self):
+        return humanoid_source(BONES)
+
+    @cached_property
+    def skeleton(self):
+        return rt.Skeleton.open(rt.build_skeleton(rt.Builder(), self.skeleton_source))
+
+    def pose(self):
+        p = rt.Pose(self.skeleton)
+        p.set_rest(self.skeleton)
+        return p
+
+    def model_pose(self):
+        p = self.pose()
+        p.compute_model(self.skeleton)
+        return p
+
+    @cached_property
+    def clip_source(self):
+        sk = self.skeleton
+        times = np.array([0.0, 0.5, 1.0])
+        rot = np.tile(sk.rests[1, 3:7].astype(np.float64), (3, 1))
+        path = np.outer(times, [1.0, 0.0, 0.0]) + sk.rests[0, 0:3]
+        return ClipSource(sk, [ChannelSource(1, ChannelPath.rotation, times, rot),
+                               ChannelSource(0, ChannelPath.translation, times, path)],
+                          [FloatTrackSource("smile", times, [0.0, 1.0, 0.5])],
+                          [DiscreteTrackSource("stance", [0.0, 0.5], [1, 2])],
+                          [ClipEvent("step", 0.25)], [ClipEvent("left", 0.0)],
+                          loop=LoopPolicy.repeat, root_motion=RootMotionSource(0))
+
+    @cached_property
+    def clip(self):
+        return rt.Clip(_built(capi.maniBuildClip, self.clip_source))
+
+    def cursor(self):
+        return capi.maniInitClipCursor(None, capi.maniClip_GetCursorSize(self.clip))
+
+    @cached_property
+    def skin_source(self):
+        return SkinSource(self.skeleton, list(range(4)))
+
+    @cached_property
+    def skin(self):
+        return capi.maniOpenSkin(_built(capi.maniBuildSkin, self.skin_source))
+
+    @cached_property
+    def influence_source(self):
+        joints = np.array([[0, 1], [1, 2], [2, 3], [3, 0], [0, 2], [1, 3]])
+        weights = np.full((VERTICES, 2), 0.5)
+        return InfluenceSource.from_dense(self.skin, joints, weights)
+
+    @cached_property
+    def influences(self):
+        return capi.maniOpenInfluences(_built(capi.maniBuildInfluences, self.influence_source))
+
+    @cached_property
+    def positions(self):
+        return np.random.default_rng(1).normal(size=(VERTICES, 3)).astype(np.float32)
+
+    @cached_property
+    def center_source(self):
+        return CenterSource(self.influences, self.positions, np.array([[0, 1, 2], [3, 4, 5]]))
+
+    @cached_property
+    def centered(self):
+        return capi.maniOpenInfluences(_built(capi.maniBuildCenters, self.center_source))
+
+    def palette(self):
+        return capi.maniPose_ComputePalette(self.model_pose(), self.skeleton, self.skin)
+
+    def dual_quaternions(self):
+        return capi.maniConvertPaletteToDualQuaternions(self.palette())
+
+    def skin_job(self, influences=None):
+        out = np.zeros_like(self.positions)
+        return SkinJob(influences or self.influences, self.palette(), self.dual_quaternions(),
+                       [SkinStream(StreamKind.position, self.positions, out)])
+
+    @cached_property
+    def morph_source(self):
+        rng = np.random.default_rng(2)
+        return MorphSource(VERTICES, [MorphAttribute(MorphSemantic.position)], [
+            MorphChannelSource("smile", [MorphTargetSource(1.0, [rng.normal(size=(VERTICES, 3))])])])
+
+    @cached_property
+    def targets(self):
+        return capi.maniOpenMorphTargets(_built(capi.maniBuildMorphTargets, self.morph_source))
+
+    def morph_job(self):
+        weights = capi.maniMorphTargets_ComputeTargetWeights(self.targets, [0.5])
+        out = self.positions.copy()
+        return MorphJob(self.targets, weights, [MorphStream(MorphSemantic.position, 0,
+                                                            self.positions, out)])
+
+    @cached_property
+    def graph_source(self):
+        return GraphSource(self.skeleton,
+                           parameters=[ParameterSource("speed", ParameterType.float_, 1.0),
+                                       ParameterSource("look", ParameterType.pose)],
+                           clips=[ClipSlotSource("walk", self.clip)],
+                           nodes=[ClipNode(0)], output=0)
+
+    @cached_property
+    def graph(self):
+        return capi.maniOpenGraph(_built(capi.maniBuildGraph, self.graph_source))
+
+    @cached_property
+    def assets(self):
+        return GraphAssets(self.skeleton, [self.clip])
+
+    @cached_property
+    def named_assets(self):
+        return GraphNamedAssets(self.skeleton, [("walk", self.clip)])
+
+    @cached_property
+    def graph_text(self):
+        b = rt.Builder()
+        capi.maniWriteGraphJson(b, self.graph_source)
+        return bytes(capi.maniBuilder_CopyBuilt(b))
+
+    @cached_property
+    def binding(self):
+        return capi.maniBindGraph(self.graph, self.assets)[0]
+
+    def instance(self):
+        inst = capi.maniInitGraphInstance(self.binding)
+        capi.maniGraphInstance_Update(inst, 1 / 60)
+        return inst
+
+    def scratch(self):
+        return bytearray(capi.maniGraphBinding_GetScratchSize(self.binding))
+
+    @cached_property
+    def plan(self):
+        return capi.maniPlanGraphSubset(self.binding, [0, 1])
+
+    @cached_property
+    def saved(self):
+        return bytes(capi.maniGraphInstance_Save(self.instance()))
+
+
+def valid_calls(w: World) -> dict:
+    """Each listed function's name -> a function making a valid argument tuple."""
+    sk, clip, graph = (lambda: w.skeleton), (lambda: w.clip), (lambda: w.graph)
+    move = [0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+    one = {
+        "maniApplyMorphTargets": lambda: (w.morph_job(),),
+        "maniBindGraph": lambda: (w.graph, w.assets),
+        "maniBlendRootMotion": lambda: ([move, move], [0.5, 0.5]),
+        "maniBuildCenters": lambda: (rt.Builder(), w.center_source),
+        "maniBuildClip": lambda: (rt.Builder(), w.clip_source),
+        "maniBuildGraph": lambda: (rt.Builder(), w.graph_source),
+        "maniBuildGraphJson": lambda: (rt.Builder(), w.graph_text, w.named_assets),
+        "maniBuildInfluences": lambda: (rt.Builder(), w.influence_source),
+        "maniBuildMorphTargets": lambda: (rt.Builder(), w.morph_source),
+        "maniBuildSkeleton": lambda: (rt.Builder(), w.skeleton_source),
+        "maniBuildSkin": lambda: (rt.Builder(), w.skin_source),
+        "maniBuilder_CopyBuilt": lambda: (_with_skeleton(w),),
+        "maniBuilder_CopySkeletonOrder": lambda: (_with_skeleton(w),),
+        "maniBuilder_GetMisuse": lambda: (rt.Builder(),),
+        "maniBuilder_MeasureClip": lambda: (rt.Builder(), w.clip_source, w.clip),
+        "maniClipCursor_Sample": lambda: (w.cursor(), w.clip, w.skeleton, 0.3, w.pose()),
+        "maniClipCursor_SampleFloats": lambda: (w.cursor(), w.clip, 0.3),
+        "maniClip_GetEventRange": lambda: (w.clip, 0.0, 0.5),
+        "maniClip_GetRootMotion": lambda: (w.clip, 0.2, 0.1),
+        "maniClip_RestoreRootMotion": lambda: (w.clip, w.skeleton, 0.3, w.pose()),
+        "maniClip_Sample": lambda: (w.clip, w.skeleton, 0.3, w.pose()),
+        "maniClip_SampleBones": lambda: (w.clip, w.skeleton, 0.3, [0, 1], w.pose()),
+        "maniClip_SampleFloats": lambda: (w.clip, 0.3),
+        "maniClip_GetDiscreteValue": lambda: (w.clip, 0, 0.3),
+        "maniClip_FindDiscreteTrack": lambda: (w.clip, "stance"),
+        "maniClip_FindFloatTrack": lambda: (w.clip, "smile"),
+        "maniComposeRootMotion": lambda: (move, move),
+        "maniConvertPaletteToDualQuaternions": lambda: (w.palette(),),
+        "maniConvertPaletteToRows": lambda: (w.palette(),),
+        "maniCreateBuilder": lambda: (capi.maniDefaultBuilderDef(),),
+        "maniDecomposeAffine": lambda: (np.eye(4, dtype=np.float32)[:3],),
+        "maniDestroyBuilder": lambda: (rt.Builder(),),
+        "maniGetResultName": lambda: (0,),
+        "maniGraphInstance_Evaluate": lambda: (w.instance(), w.scratch(), w.pose()),
+        "maniGraphInstance_EvaluateSubset": lambda: (w.instance(), w.plan, w.scratch(), w.pose()),
+        "maniGraphInstance_GetParameter": lambda: (w.instance(), 0),
+        "maniGraphInstance_GetPose": lambda: (w.instance(), 1, w.pose()),
+        "maniGraphInstance_InspectNode": lambda: (w.instance(), 0),
+        "maniGraphInstance_Restore": lambda: (w.instance(), w.saved),
+        "maniGraphInstance_Save": lambda: (w.instance(),),
+        "maniGraphInstance_SetParameter": lambda: (w.instance(), 0, ParameterType.float_, 2.0),
+        "maniGraphInstance_SetPose": lambda: (w.instance(), 1, w.pose()),
+        "maniGraphInstance_Update": lambda: (w.instance(), 1 / 60),
+        "maniGraph_FindParameter": lambda: (w.graph, "speed"),
+        "maniGraph_GetNodeInput": lambda: (w.graph, 0, 0),
+        "maniHash64": lambda: (7, b"abc"),
+        "maniInfluences_GetInfluence": lambda: (w.influences, 0, 0),
+        "maniInfluences_IsSkinFit": lambda: (w.influences, w.skin),
+        "maniInitGraphInstance": lambda: (w.binding,),
+        "maniInitPose": lambda: (w.skeleton,),
+        "maniMorphTargets_ComputeTargetWeights": lambda: (w.targets, [0.5]),
+        "maniMorphTargets_FindChannel": lambda: (w.targets, "smile"),
+        "maniMorphTargets_FindTarget": lambda: (w.targets, "smile"),
+        "maniOpenClip": lambda: (_built(capi.maniBuildClip, w.clip_source),),
+        "maniOpenGraph": lambda: (_built(capi.maniBuildGraph, w.graph_source),),
+        "maniOpenInfluences": lambda: (_built(capi.maniBuildInfluences, w.influence_source),),
+        "maniOpenMorphTargets": lambda: (_built(capi.maniBuildMorphTargets, w.morph_source),),
+        "maniOpenSkeleton": lambda: (_built(capi.maniBuildSkeleton, w.skeleton_source),),
+        "maniOpenSkin": lambda: (_built(capi.maniBuildSkin, w.skin_source),),
+        "maniPlanGraphSubset": lambda: (w.binding, [0, 1]),
+        "maniPose_AddLayers": lambda: (w.pose(), w.skeleton, [BlendLayer(_difference(w), 0.5)]),
+        "maniPose_ComputeModel": lambda: (w.pose(), w.skeleton),
+        "maniPose_ComputePalette": lambda: (w.model_pose(), w.skeleton, w.skin),
+        "maniPose_GetModel": lambda: (w.model_pose(), 1),
+        "maniPose_GetModelTransform": lambda: (w.model_pose(), 1),
+        "maniPose_ReadLocals": lambda: (w.pose(), 0, 2),
+        "maniPose_ReadModels": lambda: (w.model_pose(), 0, 2),
+        "maniPose_SetLocal": lambda: (w.pose(), 1, [0, 0, 0, 0, 0, 0, 1, 1, 1, 1]),
+        "maniPose_SetRest": lambda: (w.pose(), w.skeleton),
+        "maniPose_WriteLocals": lambda: (w.pose(), 0, [[0, 0, 0, 0, 0, 0, 1, 1, 1, 1]]),
+        "maniSkeleton_BlendPoses": lambda: (w.skeleton, [BlendLayer(w.pose(), 1.0)], 0.1, w.pose()),
+        "maniSkeleton_BuildMask": lambda: (w.skeleton, [MaskChain(1, 0.5)], 0.0),
+        "maniSkeleton_ComputePoseDifference": lambda: (w.skeleton, w.pose(), w.pose(), w.pose()),
+        "maniSkeleton_FindBone": lambda: (w.skeleton, w.skeleton.bone_name(1)),
+        "maniSkinBlended": lambda: (w.skin_job(),),
+        "maniSkinCenters": lambda: (w.skin_job(w.centered),),
+        "maniSkinDualQuaternion": lambda: (w.skin_job(),),
+        "maniSkinLinear": lambda: (w.skin_job(),),
+        "maniWriteGraphJson": lambda: (rt.Builder(), w.graph_source),
+        "maniGraphSubset_GetBones": lambda: (w.plan,),
+        "maniInitClipCursor": lambda: (None, capi.maniClip_GetCursorSize(w.clip)),
+    }
+    by_first = {"clip": clip, "graph": graph, "skeleton": sk, "pose": w.pose,
+                "targets": lambda: w.targets, "influences": lambda: w.influences,
+                "skin": lambda: w.skin, "binding": lambda: w.binding, "instance": w.instance}
+    calls = {}
+    import inspect
+    for name in capi.__all__:
+        if name in one:
+            calls[name] = one[name]
+            continue
+        params = list(inspect.signature(getattr(capi, name)).parameters.values())
+        required = [p for p in params if p.default is inspect.Parameter.empty]
+        if not required:
+            calls[name] = lambda: ()
+        elif required[0].name in by_first and len(required) <= 2:
+            head = by_first[required[0].name]
+            calls[name] = (lambda head=head, n=len(required): (head(),) + (0,) * (n - 1))
+        else:
+            raise AssertionError(f"no valid call written for {name}")
+    return calls
+
+
+def _with_skeleton(w: World):
+    b = rt.Builder()
+    capi.maniBuildSkeleton(b, w.skeleton_source)
+    return b
+
+
+def _difference(w: World):
+    out = w.pose()
+    capi.maniSkeleton_ComputePoseDifference(w.skeleton, w.pose(), w.pose(), out)
+    return out
