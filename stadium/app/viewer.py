@@ -12,18 +12,22 @@ is exactly what the window would show.
 """
 from __future__ import annotations
 
-import json
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import runtime as rt
+
+from ..errors import BadFile
+from ..paths import SPECIES
 from ..render import diorama as diorama_module
 from ..render.battle_renderer import BattleRenderer, Look
 from ..battle.scene import CHOREOGRAPHY_SECONDS, BattleScene
 from ..render.battlecam import BattleCam
 from ..render.gfx import Game, Graphics
 from ..render.hours import HOUR_ORDER, HOURS
+from .checks import read_save
 from .overlay import text_image
 from ..render.post import Present, letterbox
 from ..rig.rig import StadiumRig
@@ -90,7 +94,7 @@ class Options:
 def default_teams(roster: Roster) -> tuple:
     names = roster.names
     if not names:
-        raise LookupError("no species packs found in assets/species")
+        raise BadFile(SPECIES, "no species packs (.pack) here")
     six = [names[k % len(names)] for k in range(6)]
     return tuple(six[:3]), tuple(six[3:])
 
@@ -166,8 +170,16 @@ class BattleViewer(Game):
         return self._Match(setup, self.roster, self.cells)
 
     def _load_match(self, path: Path):
-        match = self._Match.loads(Path(path).read_text(), self.roster, self.cells)
+        """The saved battle, checked whole first (stadium.app.checks); the step count goes
+        on from the step it was saved at."""
+        state = read_save(path)
+        try:
+            match = self._Match.load(state, self.roster, self.cells)
+        except rt.ManiError as error:
+            raise BadFile(path, f"not a usable saved battle: the runtime refuses a graph "
+                                f"state in it ({error})") from None
         self.options.teams = match.setup.teams
+        self.steps = match.frame
         return match
 
     def screen_size(self, scale: int) -> tuple[int, int]:
@@ -481,12 +493,3 @@ class BattleViewer(Game):
             self.debug.release()
             self.debug = None
 
-
-def read_script(path: Path) -> dict:
-    """A scripted battle: {"teams": [[...], [...]], "seed": N, "moves": [[1, 2, ...], [...]],
-    "pose_paths": [...], "blend": ...}; moves are 1 or 2 by turn, a side without moves (or
-    past its last) is played by the opponent logic."""
-    data = json.loads(Path(path).read_text())
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: a script is a JSON object")
-    return data
