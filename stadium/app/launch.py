@@ -16,6 +16,7 @@ from ..errors import BadFile, BadInput
 from ..paths import SPECIES
 from ..rig.roster import Roster
 from .viewer import DEBUG_SCREEN, DT, BattleViewer, Options
+from .window import desktop_size, fit_desktop
 
 DEFAULT_OUT = Path("out") / "battle"
 INTERACTIVE = ("human", "ai")        # the window's default: you against the opponent logic
@@ -59,7 +60,10 @@ def _run(options, roster, headless_only, scale, frames, out, gif, hashes) -> int
         options.species = default_species(roster)
     viewer = BattleViewer(options, roster, overlay=not headless_only)
     if not headless_only:
-        size = DEBUG_SCREEN if options.debug else (FRAME[0] * scale, FRAME[1] * scale)
+        size = (FRAME[0] * scale, FRAME[1] * scale)
+        if options.debug:
+            # the debugger's layout scales down to a smaller desktop (debugui.panels.layout)
+            size = fit_desktop(DEBUG_SCREEN, desktop_size())
         try:
             gfx = Graphics.open_window(size, "Stadium battle", resizable=True)
         except WindowUnavailable as why:

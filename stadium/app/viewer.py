@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import runtime as rt
@@ -128,6 +128,7 @@ class BattleViewer(Game):
         self.renderer = None
         self._budget = 0.0
         self._last_draw = None
+        self._step_ms = 0.0              # the last step's cost, for the debugger headless
         self._hud_image = None
         self._hud_key = None
         self._overlay_image = None
@@ -221,7 +222,9 @@ class BattleViewer(Game):
             self._step()
 
     def _step(self) -> None:
+        start = time.perf_counter()
         self.world.update(DT)
+        self._step_ms = (time.perf_counter() - start) * 1000.0
         self.steps += 1
         if self.match is not None:
             self._forget_retired()
@@ -251,7 +254,7 @@ class BattleViewer(Game):
 
     def effective_look(self) -> Look:
         if self.debug_open and self.debug is not None:
-            return self.debug.state.look(self.look)
+            return self.debug.state.look
         return self.look
 
     def views_changed(self) -> None:
@@ -268,10 +271,14 @@ class BattleViewer(Game):
 
     def draw(self, gfx: Graphics) -> None:
         now = time.perf_counter()
-        if self._last_draw is not None and self.debug is not None:
-            self.debug.record_frame((now - self._last_draw) * 1000.0)
+        if self.debug is not None and gfx.window and self._last_draw is not None:
+            self.debug.record_frame((now - self._last_draw) * 1000.0)      # the period
         self._last_draw = now
         frame = self.renderer.render(self.world, HOURS[self.hour], self.effective_look())
+        if self.debug is not None and not gfx.window:
+            # headless frames are drawn far apart: what this one cost, its last step and
+            # its render
+            self.debug.record_frame(self._step_ms + (time.perf_counter() - now) * 1000.0)
         gfx.clear_screen()
         self.present.draw(frame.color, self.viewport)
         if self.match is not None:
@@ -436,6 +443,7 @@ class BattleViewer(Game):
             print("the debugger needs imgui-bundle (pip install imgui-bundle)", file=sys.stderr)
             return False
         self.debug = debugui.DebugUI(self.gfx, fixed_clock=self.options.fixed_clock)
+        self.debug.state.look = replace(self.look)
         for key, value in self.options.debug_state.items():
             setattr(self.debug.state, key, value)
         self.views_changed()
