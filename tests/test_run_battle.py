@@ -145,3 +145,19 @@ def test_gif_delays_add_up_to_the_true_duration(frames):
     for frame in sorted(timing):
         assert abs(elapsed - (frame - frames[0]) * DT * 1000) <= 10
         elapsed += timing[frame]
+
+
+def test_a_long_headless_run_reports_its_progress_and_a_short_one_does_not():
+    import io
+
+    from stadium.app.headless import LONG_RUN, Progress
+
+    for last, lines in ((LONG_RUN * 2, 10), (LONG_RUN // 2, 0)):
+        stream = io.StringIO()
+        progress = Progress(0, last, stream)
+        for frame in range(1, last + 1):
+            progress(frame)
+        shown = stream.getvalue().splitlines()
+        assert len(shown) == lines
+        if lines:
+            assert shown[-1] == f"run_battle: frame {last} of {last} (100%)"
