@@ -106,3 +106,58 @@ def test_help_lists_the_keys_and_options():
     assert done.returncode == 0
     for word in ("--hour", "--species", "--scale", "--frames", "--gif", "tab", "space", "f12"):
         assert word in done.stdout
+
+
+def gif_delays(path):
+    with Image.open(path) as image:
+        delays = []
+        for k in range(image.n_frames):
+            image.seek(k)
+            delays.append(image.info["duration"])
+    return delays
+
+
+def test_a_gif_plays_for_as_long_as_its_frames_last(tmp_path):
+    # 300 steps of 1/60 s are five seconds; 1/60 s is below what a GIF (or its viewers)
+    # can show, so frames are left out, never the time
+    gif = tmp_path / "battle.gif"
+    done = run("--gif", str(gif), "--frames", "0:300", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    delays = gif_delays(gif)
+    assert sum(delays) == 5000
+    assert min(delays) >= 20 and len(delays) > 100
+
+
+@pytest.mark.parametrize("frames", [range(0, 300), range(0, 90, 2), range(7, 100, 3),
+                                    [0, 1, 2, 50, 51, 52, 200], range(0, 61, 5)])
+def test_gif_delays_add_up_to_the_true_duration(frames):
+    from stadium.app.headless import DT, gif_timing
+
+    frames = list(frames)
+    timing = gif_timing(frames)
+    step = frames[-1] - frames[-2]
+    true_ms = (frames[-1] + step - frames[0]) * DT * 1000
+    assert abs(sum(timing.values()) - true_ms) <= 10      # a GIF counts in hundredths
+    assert min(timing.values()) >= 20 and all(d % 10 == 0 for d in timing.values())
+    assert set(timing) <= set(frames) and frames[0] in timing
+    # each kept frame starts within a hundredth of a second of when it truly does
+    elapsed = 0
+    for frame in sorted(timing):
+        assert abs(elapsed - (frame - frames[0]) * DT * 1000) <= 10
+        elapsed += timing[frame]
+
+
+def test_a_long_headless_run_reports_its_progress_and_a_short_one_does_not():
+    import io
+
+    from stadium.app.headless import LONG_RUN, Progress
+
+    for last, lines in ((LONG_RUN * 2, 10), (LONG_RUN // 2, 0)):
+        stream = io.StringIO()
+        progress = Progress(0, last, stream)
+        for frame in range(1, last + 1):
+            progress(frame)
+        shown = stream.getvalue().splitlines()
+        assert len(shown) == lines
+        if lines:
+            assert shown[-1] == f"run_battle: frame {last} of {last} (100%)"

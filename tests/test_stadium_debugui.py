@@ -67,7 +67,7 @@ def test_opening_and_closing_the_debugger_changes_no_frame(gfx):
     s.pose_paths = ["stadium", "stadium"]
     s.anchor = s.interpolate = False
     s.skeleton = s.names = True
-    s.shadows = s.flash = s.post = False
+    s.look.shadows = s.look.flash = s.look.post = False
     v.views_changed()
     for _ in range(30):
         v.update(1 / 60)
@@ -111,12 +111,12 @@ def test_while_open_the_views_do_show(gfx):
     plain = frame_pixels(v, gfx)[0]
     s = v.debug.state
     s.pose_paths = ["stadium", "stadium"]
-    s.flash = False
+    s.look.flash = False
     v.views_changed()
     other = frame_pixels(v, gfx)[0]
     assert not np.array_equal(plain, other)
     s.pose_paths = [None, None]
-    s.flash = True
+    s.look.flash = True
     v.views_changed()
     assert np.array_equal(frame_pixels(v, gfx)[0], plain)
     v.release()
@@ -152,6 +152,8 @@ def test_pose_view_plain_means_as_played():
 
 
 def test_the_skeleton_overlay_lands_on_the_creatures(gfx):
+    from stadium.app.debugui import bones
+
     v = viewer(debug=True, debug_state=dict(skeleton=True))
     v.load(gfx)
     for _ in range(150):
@@ -159,7 +161,7 @@ def test_the_skeleton_overlay_lands_on_the_creatures(gfx):
     v.draw(gfx)
     x, y_gl, w, h = v.viewport
     rect = (x, gfx.height - y_gl - h, w, h)
-    joints = v.debug.joints(v, rect)
+    joints = bones.joints(v, rect)
     assert len(joints) == 2
     camera = v.renderer.camera
     for side, points, parents in joints:
@@ -169,4 +171,96 @@ def test_the_skeleton_overlay_lands_on_the_creatures(gfx):
         assert points[:, 0].min() - 40 < cell[0] < points[:, 0].max() + 40
         assert points[:, 1].min() - 40 < cell[1] < points[:, 1].max() + 40
         assert (points[:, 0] > rect[0]).all() and (points[:, 0] < rect[0] + w).all()
+    v.release()
+
+
+def skin(b) -> np.ndarray:
+    return np.concatenate([p.vertices for p in b.rig.parts]).copy()
+
+
+def test_scrubbing_moves_the_picked_battler_or_both_and_the_inspector_follows(gfx):
+    from stadium.app.debugui import bones
+
+    v = viewer(debug=True)
+    v.load(gfx)
+    side = to_first_hit(v)          # the defender, in its hit reaction
+    ui, battlers = v.debug, v.match.battlers
+    v.set_paused(True)
+    before = [skin(b) for b in battlers]
+    played = [b.state()[1] for b in battlers]
+    bones.pick(ui, (side, 3))       # picking a bone of the defender inspects it
+    assert ui.state.side == side
+    ui.scrub_to(v, played[side] + 0.2)
+    assert not np.array_equal(skin(battlers[side]), before[side]), "the picked one moves"
+    assert np.array_equal(skin(battlers[1 - side]), before[1 - side]), "the other stays"
+    assert ui.playhead(battlers[side], side) == pytest.approx(played[side] + 0.2)
+    assert ui.playhead(battlers[1 - side], 1 - side) == played[1 - side]
+    v.draw(gfx)                     # the panels draw the scrubbed playhead
+    ui.state.scrub, ui.state.scrub_both = [None, None], True
+    ui.scrub_to(v, played[side] + 0.1)     # both move on by a tenth of a second
+    for k, b in enumerate(battlers):
+        assert not np.array_equal(skin(b), before[k]), "with both, both move"
+        duration = b.rts.clip(b.state()[0]).duration
+        assert ui.playhead(b, k) == pytest.approx(min(played[k] + 0.1, duration))
+    v.set_paused(False)
+    assert ui.state.scrub == [None, None]
+    assert ui.playhead(battlers[side], side) == played[side]
+    v.release()
+
+
+def test_the_bone_list_finds_bones_by_name(gfx):
+    from stadium.app.debugui import bones
+
+    v = viewer(debug=True, debug_state={"names": True, "skeleton": True})
+    v.load(gfx)
+    to_first_hit(v)
+    b = v.match.battlers[0]
+    every = bones.listed(b, "")
+    assert every == list(range(len(b.species.parents)))
+    name = b.rts.bone_label(every[-1])
+    assert bones.listed(b, name.upper()) == [every[-1]]
+    assert bones.listed(b, "no such bone") == []
+    v.debug.state.bone_filter = name
+    v.draw(gfx)                     # the list and the overlay draw with a search on
+    v.release()
+
+
+def test_the_debugger_fits_a_768_pixel_high_display():
+    from stadium.app.debugui.panels import frame_area, layout
+    from stadium.app.window import fit_desktop
+
+    for desktop in ((1366, 768), (1024, 768), (1920, 1080)):
+        width, height = fit_desktop(DEBUG_SCREEN, desktop)
+        assert width <= desktop[0] and height <= desktop[1] - 48
+        area = frame_area(width, height)
+        assert area[0] >= 3 * 160 and area[1] >= 3 * 144, "the frame at three times at least"
+        for bone_list in (False, True):
+            rects = layout(width, height, 3 * 144, bone_list)
+            for name, (x, y, w, h) in rects.items():
+                assert x >= 0 and y >= 0 and x + w <= width and y + h <= height, name
+                assert w >= 160 and h >= 100, name
+            boxes = list(rects.values())
+            for i, (ax, ay, aw, ah) in enumerate(boxes):
+                for bx, by, bw, bh in boxes[i + 1:]:
+                    assert ax + aw <= bx or bx + bw <= ax or ay + ah <= by or by + bh <= ay
+
+
+def test_headless_the_frame_time_is_each_frames_work_and_the_fps_is_shown(gfx):
+    import time
+
+    v = viewer(debug=True)
+    v.options.fixed_clock = False
+    v.load(gfx)
+    v.debug.fixed_clock = False
+    v.draw(gfx)
+    start = time.perf_counter()
+    for _ in range(120):
+        v.update(1 / 60)
+    v.draw(gfx)
+    apart = (time.perf_counter() - start) * 1000.0
+    times = list(v.debug.frame_times)
+    assert len(times) == 2 and all(t > 0 for t in times)
+    # not the time between two draws far apart: one step and one render
+    assert times[-1] < apart / 4
+    assert v.debug.fps == pytest.approx(2000.0 / sum(times))
     v.release()

@@ -54,7 +54,7 @@ def test_a_battle_restored_in_a_fresh_process_continues_identically(tmp_path):
     assert saved["battle"]["phase"] == "attack" and saved["frame"] == at
     for battler in saved["battlers"]:
         assert bytes.fromhex(battler["graph"])[:4] == b"MAUL"     # a graph instance's Save
-    run("--load", str(state), "--frames", f"1:{1 + FRAMES}", "--hashes",
+    run("--load", str(state), "--frames", f"{at + 1}:{at + 1 + FRAMES}", "--hashes",
         str(tmp_path / "restored.txt"), cwd=tmp_path)
     original, restored = hashes(tmp_path / "original.txt"), hashes(tmp_path / "restored.txt")
     assert len(original) == len(restored) == FRAMES

@@ -1,5 +1,7 @@
 """What run_battle.py calls: a window on the battle, or headless frames where there is
-no display, with a pack that will not load reported in its own words."""
+no display; input that cannot be used (stadium.errors.BadInput: a pack that will not
+load, a species that is not there, a saved battle the runtime refuses, a scale past the
+GL context's limits) reported in one line and exit code 2."""
 from __future__ import annotations
 
 import sys
@@ -10,9 +12,11 @@ from runtime.core import jit
 from . import headless
 from ..render.battlecam import FRAME
 from ..render.gfx import Graphics, WindowUnavailable, run_window
-from ..rig.pack import PackError
+from ..errors import BadFile, BadInput
+from ..paths import SPECIES
 from ..rig.roster import Roster
 from .viewer import DEBUG_SCREEN, DT, BattleViewer, Options
+from .window import desktop_size, fit_desktop
 
 DEFAULT_OUT = Path("out") / "battle"
 INTERACTIVE = ("human", "ai")        # the window's default: you against the opponent logic
@@ -22,8 +26,14 @@ def default_species(roster: Roster) -> tuple[str, str]:
     """The bundled default show's pair: the first two bundled species."""
     names = roster.names
     if not names:
-        raise LookupError("no species packs found in assets/species")
+        raise BadFile(SPECIES, "no species packs (.pack) here")
     return names[0], names[1 % len(names)]
+
+
+def refuse(error: BadInput) -> int:
+    """Say what was wrong with the input, in one line; the exit code for it."""
+    print(f"run_battle: {' '.join(str(error).split())}", file=sys.stderr)
+    return 2
 
 
 def run(options: Options, *, headless_only: bool, scale: int,
@@ -40,20 +50,20 @@ def run(options: Options, *, headless_only: bool, scale: int,
     jit.on_first_compile(lambda: print("run_battle: compiling the runtime's kernels, once for "
                                        "this machine (up to a minute)", flush=True))
     try:
-        if options.mode == "show" and options.species is None:
-            options.species = default_species(roster)
-        viewer = BattleViewer(options, roster, overlay=not headless_only)
-    except PackError as error:
-        print(f"run_battle: {error}", file=sys.stderr)
-        return 2
-    except LookupError as error:
-        print(f"run_battle: {error.args[0]}", file=sys.stderr)
-        return 2
-    except (OSError, ValueError) as error:
-        print(f"run_battle: {error}", file=sys.stderr)
-        return 2
+        return _run(options, roster, headless_only, scale, frames, out, gif, hashes)
+    except BadInput as error:
+        return refuse(error)
+
+
+def _run(options, roster, headless_only, scale, frames, out, gif, hashes) -> int:
+    if options.mode == "show" and options.species is None:
+        options.species = default_species(roster)
+    viewer = BattleViewer(options, roster, overlay=not headless_only)
     if not headless_only:
-        size = DEBUG_SCREEN if options.debug else (FRAME[0] * scale, FRAME[1] * scale)
+        size = (FRAME[0] * scale, FRAME[1] * scale)
+        if options.debug:
+            # the debugger's layout scales down to a smaller desktop (debugui.panels.layout)
+            size = fit_desktop(DEBUG_SCREEN, desktop_size())
         try:
             gfx = Graphics.open_window(size, "Stadium battle", resizable=True)
         except WindowUnavailable as why:
@@ -75,7 +85,7 @@ def run(options: Options, *, headless_only: bool, scale: int,
         out = DEFAULT_OUT
     if frames is None:
         frames = headless.gif_frames() if gif is not None and out is None \
-            else list(headless.DEFAULT_FRAMES)
+            else [viewer.steps + f for f in headless.DEFAULT_FRAMES]
     written = headless.render(viewer, frames, scale=scale, out=out, gif=gif, hashes=hashes)
     pngs = [path for path in written if path.suffix == ".png"]
     if pngs:

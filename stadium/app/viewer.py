@@ -12,18 +12,22 @@ is exactly what the window would show.
 """
 from __future__ import annotations
 
-import json
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import runtime as rt
+
+from ..errors import BadFile
+from ..paths import SPECIES
 from ..render import diorama as diorama_module
 from ..render.battle_renderer import BattleRenderer, Look
 from ..battle.scene import CHOREOGRAPHY_SECONDS, BattleScene
 from ..render.battlecam import BattleCam
 from ..render.gfx import Game, Graphics
 from ..render.hours import HOUR_ORDER, HOURS
+from .checks import read_save
 from .overlay import text_image
 from ..render.post import Present, letterbox
 from ..rig.rig import StadiumRig
@@ -90,7 +94,7 @@ class Options:
 def default_teams(roster: Roster) -> tuple:
     names = roster.names
     if not names:
-        raise LookupError("no species packs found in assets/species")
+        raise BadFile(SPECIES, "no species packs (.pack) here")
     six = [names[k % len(names)] for k in range(6)]
     return tuple(six[:3]), tuple(six[3:])
 
@@ -124,6 +128,7 @@ class BattleViewer(Game):
         self.renderer = None
         self._budget = 0.0
         self._last_draw = None
+        self._step_ms = 0.0              # the last step's cost, for the debugger headless
         self._hud_image = None
         self._hud_key = None
         self._overlay_image = None
@@ -166,8 +171,16 @@ class BattleViewer(Game):
         return self._Match(setup, self.roster, self.cells)
 
     def _load_match(self, path: Path):
-        match = self._Match.loads(Path(path).read_text(), self.roster, self.cells)
+        """The saved battle, checked whole first (stadium.app.checks); the step count goes
+        on from the step it was saved at."""
+        state = read_save(path)
+        try:
+            match = self._Match.load(state, self.roster, self.cells)
+        except rt.ManiError as error:
+            raise BadFile(path, f"not a usable saved battle: the runtime refuses a graph "
+                                f"state in it ({error})") from None
         self.options.teams = match.setup.teams
+        self.steps = match.frame
         return match
 
     def screen_size(self, scale: int) -> tuple[int, int]:
@@ -209,7 +222,9 @@ class BattleViewer(Game):
             self._step()
 
     def _step(self) -> None:
+        start = time.perf_counter()
         self.world.update(DT)
+        self._step_ms = (time.perf_counter() - start) * 1000.0
         self.steps += 1
         if self.match is not None:
             self._forget_retired()
@@ -239,7 +254,7 @@ class BattleViewer(Game):
 
     def effective_look(self) -> Look:
         if self.debug_open and self.debug is not None:
-            return self.debug.state.look(self.look)
+            return self.debug.state.look
         return self.look
 
     def views_changed(self) -> None:
@@ -256,10 +271,14 @@ class BattleViewer(Game):
 
     def draw(self, gfx: Graphics) -> None:
         now = time.perf_counter()
-        if self._last_draw is not None and self.debug is not None:
-            self.debug.record_frame((now - self._last_draw) * 1000.0)
+        if self.debug is not None and gfx.window and self._last_draw is not None:
+            self.debug.record_frame((now - self._last_draw) * 1000.0)      # the period
         self._last_draw = now
         frame = self.renderer.render(self.world, HOURS[self.hour], self.effective_look())
+        if self.debug is not None and not gfx.window:
+            # headless frames are drawn far apart: what this one cost, its last step and
+            # its render
+            self.debug.record_frame(self._step_ms + (time.perf_counter() - now) * 1000.0)
         gfx.clear_screen()
         self.present.draw(frame.color, self.viewport)
         if self.match is not None:
@@ -424,6 +443,7 @@ class BattleViewer(Game):
             print("the debugger needs imgui-bundle (pip install imgui-bundle)", file=sys.stderr)
             return False
         self.debug = debugui.DebugUI(self.gfx, fixed_clock=self.options.fixed_clock)
+        self.debug.state.look = replace(self.look)
         for key, value in self.options.debug_state.items():
             setattr(self.debug.state, key, value)
         self.views_changed()
@@ -481,12 +501,3 @@ class BattleViewer(Game):
             self.debug.release()
             self.debug = None
 
-
-def read_script(path: Path) -> dict:
-    """A scripted battle: {"teams": [[...], [...]], "seed": N, "moves": [[1, 2, ...], [...]],
-    "pose_paths": [...], "blend": ...}; moves are 1 or 2 by turn, a side without moves (or
-    past its last) is played by the opponent logic."""
-    data = json.loads(Path(path).read_text())
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: a script is a JSON object")
-    return data

@@ -201,9 +201,7 @@ class Battler:
         pose = self.pose_buffer
         self.instance.evaluate(pose)
         pose.compute_model(self.rts.skeleton)
-        # a draw bone's local scale is the accumulated scale (it has no turn or offset)
-        self.rig.set_chains(pose.model[self.rts.pivot_bones], pose.locals[self.rts.draw_bones, 7:10],
-                            self.rig.shown_frame(clip.anim, frame, clip.wrap))
+        self.rig.set_chains(*self.rts.chains(pose), self.rig.shown_frame(clip.anim, frame, clip.wrap))
 
     def release(self) -> None:
         self.rig.release()

@@ -30,11 +30,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import runtime as rt
-from runtime import capi
-from runtime.graph.file import Graph
-from runtime.graph.binding import GraphAssets, GraphBinding
-from runtime.graph.json.read import GraphNamedAssets, build_graph_json
-from runtime.graph.json.write import write_text
 from runtime.graph.source import (ClipLoop, ClipNode, ClipSlotSource, Condition, ConditionKind,
                                   Curve, GraphSource, InertializeNode, NodeKind, ParameterSource,
                                   ParameterType, StateMachineNode, TimeScaleNode, Transition)
@@ -104,7 +99,7 @@ def text(blend: str = "inertialize", rts: RuntimeSpecies | None = None) -> str:
 
         roster = Roster()
         rts = runtime_species(roster.load(roster.names[0]))
-    return write_text(source(rts, blend))
+    return rt.write_graph_json(rt.Builder(), source(rts, blend))
 
 
 def write_assets(folder: Path = GRAPHS) -> list[Path]:
@@ -140,27 +135,24 @@ class BattlerGraph:
     rts: RuntimeSpecies
     blend: str
     data: bytes
-    graph: Graph
-    binding: GraphBinding
+    graph: rt.Graph
+    binding: rt.GraphBinding
     machine: int                 # file index of the state machine node
     states: list                 # file index of each state's node, in ROLES order
     clip_nodes: dict             # role -> file index of its clip node
     parameters: dict             # name -> parameter index
     places: list                 # file index -> the source's place
 
-    def new_instance(self):
-        return capi.maniInitGraphInstance(self.binding)
-
-    def role_of_state(self, state: int) -> str:
-        return ROLES[state]
+    def new_instance(self) -> rt.GraphInstance:
+        return rt.GraphInstance(self.binding)
 
 
 def build(rts: RuntimeSpecies, blend: str = "inertialize", text_bytes: bytes | None = None) -> BattlerGraph:
     """The graph from its JSON text, built against the species' skeleton, opened and bound."""
-    named = GraphNamedAssets(rts.skeleton, clips={role: rts.clip(role) for role in ROLES})
-    data = build_graph_json(rt.Builder(), text_bytes or graph_text(blend), named)
-    graph = capi.maniOpenGraph(data)
-    binding, _ = capi.maniBindGraph(graph, GraphAssets(rts.skeleton, [rts.clip(r) for r in ROLES]))
+    named = rt.GraphNamedAssets(rts.skeleton, clips={role: rts.clip(role) for role in ROLES})
+    data = rt.build_graph_json(rt.Builder(), text_bytes or graph_text(blend), named)
+    graph = rt.Graph(data)
+    binding = rt.bind(graph, rt.GraphAssets(rts.skeleton, [rts.clip(r) for r in ROLES]))
     places = [graph.node_place(k) for k in range(graph.node_count)]
     machine = next(k for k in range(graph.node_count)
                    if graph.node_kind(k) == NodeKind.state_machine)

@@ -120,6 +120,16 @@ class RuntimeSpecies:
     def clip(self, role: str) -> Clip:
         return self.clips[role].clip
 
+    def chains(self, pose: rt.Pose) -> tuple[np.ndarray, np.ndarray]:
+        """What StadiumRig.set_chains takes from a posed runtime skeleton (model space
+        computed): each pack bone's pivot matrix, and its draw bone's local scale, which
+        is the bone's accumulated scale (a draw bone has no turn or offset)."""
+        return pose.model[self.pivot_bones], pose.locals[self.draw_bones, 7:10]
+
+    def bone_label(self, b: int) -> str:
+        """A pack bone's name, as the runtime skeleton names its pivot."""
+        return bone_name(b)
+
 
 def bone_name(b: int) -> str:
     return f"bone{b:02d}"

@@ -66,6 +66,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import BadInput
+
 MAGIC = b"STPK"
 VERSION = 1
 FPS = 30
@@ -97,7 +99,7 @@ _ANIM = np.dtype([("frames", "<u2"), ("loop_start", "<u2")])
 _IMAGE = np.dtype([("width", "<u2"), ("height", "<u2")])
 
 
-class PackError(ValueError):
+class PackError(BadInput, ValueError):
     """A pack that cannot be used, with the file, the field and the problem."""
 
     def __init__(self, path, field: str, problem: str):

@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import pack
+from ..errors import UnknownSpecies
 from ..paths import SPECIES
 
 
@@ -20,14 +21,14 @@ class Roster:
 
     def path(self, name: str) -> Path:
         """The pack a name stands for: a file path as given, else a bundled species by
-        file name, ignoring case. LookupError names what there is."""
+        file name, ignoring case. UnknownSpecies names what there is."""
         given = Path(name)
         if given.suffix == ".pack" or given.exists():
             return given
         for path in self.paths:
             if path.stem.lower() == name.lower():
                 return path
-        raise LookupError(f"no species {name!r}; bundled: {', '.join(self.names) or 'none'}")
+        raise UnknownSpecies(f"no species {name!r}; bundled: {', '.join(self.names) or 'none'}")
 
     def load(self, name: str):
         """The Species for a name, loaded on first use (a PackError says why not)."""

@@ -1,13 +1,19 @@
 """The viewer's debugger: Dear ImGui panels over the running battle.
 
-    Time       pause, single step, slow motion, scrubbing the current state's playhead
-    View       anchoring, half-frame interpolation, shadows, seams, hit flash, post,
-               the pose path of each battler, the skeleton overlay and its names
+    Time       pause, single step, slow motion, the fps, scrubbing the current state's
+               playhead of the inspected battler (or of both)
+    View       anchoring, half-frame interpolation, the renderer's Look (shadows, seams,
+               hit flash, post), the pose path of each battler, the skeleton overlay
+               (the hovered and the picked bone named) and the searchable bone list
     Graph      each battler's node tree as maniGraphInstance_InspectNode reports it:
-               kind, weight, playhead, the machine's state and the transition under way
+               kind, weight, playhead (a scrubbed one as shown), the machine's state and
+               the transition under way
     Parameters the graph's parameters, edited live (a trigger is fired, a float dragged)
-    Events     the graphs' events and the battle's, frame by frame
-    Frame time the period of the last frames, and the sun's two shadow layers
+    Events     the graphs' events and the battle's, frame by frame, the latest in view
+    Frame time in a window the period of the last frames; headless, what each frame cost
+               (its steps and its draw); and the sun's two shadow layers
+
+The layout is made for BASE_SCREEN and scaled down, text and all, to fit a smaller one.
 
 Everything here is debug state: it is applied only while the debugger is open (closing
 it leaves the battle to render exactly as it would have), and looking never changes the
@@ -17,25 +23,28 @@ playing it; see stadium.battle.battler.Battler.present).
 from __future__ import annotations
 
 import collections
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ...render.battle_renderer import Look
 from ...battle.battler import POSE_PATHS, PoseView
-from ...rig.convert import ROLES, bone_name
+from . import bones
 from .inputs import ImGuiInput
 from .renderer import ImGuiRenderer
 from .shadow_view import ShadowView
 
+BASE_SCREEN = (1120, 800)  # the size the layout is made for (and headless screens)
+MIN_SCALE = 0.6            # smaller than this and the text cannot be read
 PANEL_WIDTH = 440          # the right column
 STRIP_HEIGHT = 216         # the strip under the battle frame
-TIME_HEIGHT = 252          # the right column's windows: time and view, graph, events
-GRAPH_HEIGHT = 318
+TIME_HEIGHT = 270          # the right column's windows: time and view, graph, events
+GRAPH_HEIGHT = 300
+BONES_WIDTH = 200          # the bone list, in the strip when it is open
+FRAME_TIME_WIDTH = 240     # the least the frame time's window has
 SPEEDS = (1.0, 0.5, 0.25, 0.1)
-PICK_RADIUS = 9.0          # pixels
 FRAME_TIMES = 240
+FPS_FRAMES = 60            # the fps readout averages this many frames
 KIND_NAMES = {1: "clip", 2: "blend", 3: "blend 1D", 4: "blend 2D banded", 5: "blend 2D",
               6: "mask", 7: "additive", 8: "select", 9: "time scale", 10: "seek",
               11: "state machine", 12: "one-shot", 13: "inertialize", 14: "pose parameter"}
@@ -45,26 +54,57 @@ SIDE_NAMES = ("ours", "rival")
 
 @dataclass
 class DebugState:
+    """What the debugger shows and how: the frame's Look while it is open, and how each
+    battler is looked at (stadium.battle.battler.PoseView)."""
+
     anchor: bool = True
     interpolate: bool = True
-    shadows: bool = True
-    seams: bool = False
-    flash: bool = True
-    post: bool = True
+    look: Look = field(default_factory=Look)
     pose_paths: list = field(default_factory=lambda: [None, None])     # None: as played
     skeleton: bool = False
-    names: bool = False
+    names: bool = False                  # the bone list open
+    bone_filter: str = ""
     scrub: list = field(default_factory=lambda: [None, None])
+    scrub_both: bool = False             # the playhead slider moves both battlers
     picked: tuple | None = None          # (side, pack bone)
-    side: int = 0                        # whose graph the panels show
+    side: int = 0                        # whose graph the panels show, and who is scrubbed
 
     def view(self, side: int) -> PoseView | None:
         v = PoseView(self.pose_paths[side], self.interpolate, self.anchor, self.scrub[side])
         return None if v.plain else v
 
-    def look(self, base: Look) -> Look:
-        return Look(shadows=self.shadows, seams=self.seams, glass=base.glass, post=self.post,
-                    flash=self.flash)
+
+def layout_scale(width: int, height: int) -> float:
+    """How much the layout shrinks to fit a screen smaller than BASE_SCREEN."""
+    return max(MIN_SCALE, min(1.0, width / BASE_SCREEN[0], height / BASE_SCREEN[1]))
+
+
+def frame_area(width: int, height: int) -> tuple[int, int]:
+    """Room left for the battle frame beside the panels (top left of the screen)."""
+    k = layout_scale(width, height)
+    return max(160, width - round(PANEL_WIDTH * k)), max(144, height - round(STRIP_HEIGHT * k))
+
+
+def layout(width: int, height: int, frame_bottom: int, bone_list: bool) -> dict:
+    """Each window's (x, y, w, h) on a screen: the right column (time and view, graph,
+    events) and the strip under the frame (frame time, the bone list when open, shadows)."""
+    k = layout_scale(width, height)
+    panel, time_h, graph_h = (round(v * k) for v in (PANEL_WIDTH, TIME_HEIGHT, GRAPH_HEIGHT))
+    column = width - panel
+    strip_y = min(frame_bottom + 4, height - round(120 * k))
+    strip_h = height - strip_y
+    bones_w = round(BONES_WIDTH * k) if bone_list else 0
+    # the shadow map gives way to the bone list: the frame time keeps room for its text
+    shadow_w = min(round((2 * ShadowView.SIDE + 24) * k), column - bones_w - round(FRAME_TIME_WIDTH * k))
+    frame_w = column - shadow_w - bones_w
+    rects = {"Time and view": (column, 0, panel, time_h),
+             "Graph": (column, time_h, panel, graph_h),
+             "Events": (column, time_h + graph_h, panel, height - time_h - graph_h),
+             "Frame time": (0, strip_y, frame_w, strip_h),
+             "Shadow map": (frame_w + bones_w, strip_y, shadow_w, strip_h)}
+    if bone_list:
+        rects["Bones"] = (frame_w, strip_y, bones_w, strip_h)
+    return rects
 
 
 class DebugUI:
@@ -90,20 +130,17 @@ class DebugUI:
         self.shadow_id = self.renderer.register(self.shadow_view.texture)
         self.state = DebugState()
         self.fixed_clock = fixed_clock
-        self.frame_times = collections.deque([1000.0 / 60.0] * 8, maxlen=FRAME_TIMES)
+        self.frame_times = collections.deque(maxlen=FRAME_TIMES)
         self.frames = 0
         self.hovered = None
+        self.listed_hover = False            # the hovered bone is the bone list's
+        self.scale = 1.0
         self._screen = None
         self._relayout = True
         self._scroll_events = True
         self._event_count = 0
 
-    # ------------------------------------------------------------ layout
-
-    @staticmethod
-    def frame_area(width: int, height: int) -> tuple[int, int]:
-        """Room left for the battle frame beside the panels (top left of the screen)."""
-        return max(160, width - PANEL_WIDTH), max(144, height - STRIP_HEIGHT)
+    frame_area = staticmethod(frame_area)
 
     # ------------------------------------------------------------ input
 
@@ -116,13 +153,14 @@ class DebugUI:
         self.imgui.set_current_context(self.context)
         return self.imgui.get_io().want_text_input
 
-    @property
-    def wants_mouse(self) -> bool:
-        self.imgui.set_current_context(self.context)
-        return self.imgui.get_io().want_capture_mouse
-
     def record_frame(self, milliseconds: float) -> None:
+        """A frame's time: in a window its period, headless what its steps and draw cost."""
         self.frame_times.append(1000.0 / 60.0 if self.fixed_clock else milliseconds)
+
+    @property
+    def fps(self) -> float | None:
+        recent = list(self.frame_times)[-FPS_FRAMES:]
+        return 1000.0 * len(recent) / sum(recent) if recent and sum(recent) > 0 else None
 
     # ------------------------------------------------------------ a frame
 
@@ -139,7 +177,12 @@ class DebugUI:
         gfx.screen.use()
         self._relayout = (gfx.width, gfx.height) != self._screen
         self._screen = (gfx.width, gfx.height)
-        passes = 2 if self.frames == 0 else 1       # a window has vertices from its 2nd frame
+        self.scale = layout_scale(gfx.width, gfx.height)
+        imgui.get_style().font_scale_main = self.scale
+        self.window = gfx.window
+        # a window has vertices from its 2nd frame, and a child scrolls to where it was
+        # told the frame after: headless there is no frame after, so lay out twice
+        passes = 2 if self.frames == 0 or not gfx.window else 1
         for k in range(passes):
             imgui.new_frame()
             self._panels(gfx, viewer, viewport, act=(k == passes - 1))
@@ -149,27 +192,23 @@ class DebugUI:
         self.frames += 1
 
     def _panels(self, gfx, viewer, viewport, act: bool) -> None:
-        W, H = gfx.width, gfx.height
         x, y_gl, w, h = viewport
-        frame_rect = (x, H - y_gl - h, w, h)
-        column = W - PANEL_WIDTH
+        frame_rect = (x, gfx.height - y_gl - h, w, h)
         match = viewer.match
-        self._window("Time and view", (column, 0), (PANEL_WIDTH, TIME_HEIGHT),
-                     lambda: self._time_view(viewer, act))
+        rects = layout(gfx.width, gfx.height, frame_rect[1] + h,
+                       bone_list=match is not None and self.state.names)
+        bodies = {"Time and view": lambda: self._time_view(viewer, act),
+                  "Frame time": self._frame_time,
+                  "Shadow map": lambda: self._shadows(viewer)}
         if match is not None:
-            self._window("Graph", (column, TIME_HEIGHT), (PANEL_WIDTH, GRAPH_HEIGHT),
-                         lambda: self._graph(viewer, act))
-            events_at = TIME_HEIGHT + GRAPH_HEIGHT
-            self._window("Events", (column, events_at), (PANEL_WIDTH, max(120, H - events_at)),
-                         lambda: self._events(viewer))
-        strip_y = frame_rect[1] + h + 4
-        strip_h = max(120, H - strip_y)
-        self._window("Frame time", (0, strip_y), (max(200, column - 2 * ShadowView.SIDE - 24), strip_h),
-                     lambda: self._frame_time())
-        self._window("Shadow map", (max(200, column - 2 * ShadowView.SIDE - 24), strip_y),
-                     (2 * ShadowView.SIDE + 24, strip_h), lambda: self._shadows(viewer))
+            bodies.update({"Graph": lambda: self._graph(viewer, act),
+                           "Events": lambda: self._events(viewer),
+                           "Bones": lambda: bones.bone_list(self, viewer, act)})
+        for title, rect in rects.items():
+            if title in bodies:
+                self._window(title, rect[:2], rect[2:], bodies[title])
         if match is not None and self.state.skeleton:
-            self._skeleton(viewer, frame_rect, act)
+            bones.overlay(self, viewer, frame_rect, act)
 
     def _window(self, title, pos, size, body) -> None:
         imgui = self.imgui
@@ -190,9 +229,10 @@ class DebugUI:
         imgui = self.imgui
         s = self.state
         match = viewer.match
-        world = viewer.world
-        imgui.text(f"step {viewer.steps}   t {world.time:7.3f} s   "
-                   f"{'PAUSED' if viewer.paused else 'running'}")
+        fps = self.fps
+        rate = "fps -" if fps is None else (f"fps {fps:4.1f}" if self.window else f"{fps:4.0f} fps of work")
+        imgui.text(f"step {viewer.steps}   t {viewer.world.time:7.3f} s   "
+                   f"{'PAUSED' if viewer.paused else 'running'}   {rate}")
         if imgui.button("Resume" if viewer.paused else "Pause") and act:
             viewer.set_paused(not viewer.paused)
         imgui.same_line()
@@ -205,38 +245,21 @@ class DebugUI:
             if imgui.radio_button(f"{speed:g}x", viewer.speed == speed) and act:
                 viewer.speed = speed
         if match is not None:
-            b = match.battlers[s.side]
-            if b is not None:
-                role, playhead, _ = b.state()
-                duration = b.rts.clip(role).duration
-                value = s.scrub[s.side] if s.scrub[s.side] is not None else playhead
-                imgui.begin_disabled(not viewer.paused)
-                imgui.set_next_item_width(260)
-                changed, value = imgui.slider_float(f"{role} playhead##scrub", float(value), 0.0,
-                                                    float(max(duration, 1e-6)), "%.3f s")
-                imgui.end_disabled()
-                if changed and act and viewer.paused:
-                    s.scrub[s.side] = value
-                    viewer.views_changed()
-                if s.scrub[s.side] is not None:
-                    imgui.same_line()
-                    if imgui.small_button("back") and act:
-                        s.scrub[s.side] = None
-                        viewer.views_changed()
+            self._scrubber(viewer, act)
         imgui.separator_text("view (while the debugger is open)")
-        toggles = (("shadows", "shadows"), ("seams", "seams"), ("hit flash", "flash"),
-                   ("post", "post"))
+        toggles = ((s.look, "shadows", "shadows"), (s.look, "seams", "seams"),
+                   (s.look, "hit flash", "flash"), (s.look, "post", "post"))
         if match is not None:
-            toggles = (("anchoring", "anchor"), ("interpolation", "interpolate")) + toggles + \
-                (("skeleton", "skeleton"), ("all bone names", "names"))
+            toggles = ((s, "anchoring", "anchor"), (s, "interpolation", "interpolate")) + toggles + \
+                ((s, "skeleton", "skeleton"), (s, "bone list", "names"))
         else:
             imgui.text_disabled("the show has no graphs: the battle's panels are in the battle")
-        for k, (label, key) in enumerate(toggles):
+        for k, (owner, label, key) in enumerate(toggles):
             if k % 3:
-                imgui.same_line(140.0 * (k % 3) + 8)
-            changed, value = imgui.checkbox(label, getattr(s, key))
+                imgui.same_line((140.0 * (k % 3) + 8) * self.scale)
+            changed, value = imgui.checkbox(label, getattr(owner, key))
             if changed and act:
-                setattr(s, key, value)
+                setattr(owner, key, value)
                 viewer.views_changed()
         if match is not None:
             for side in (0, 1):
@@ -249,14 +272,73 @@ class DebugUI:
                     if imgui.radio_button(f"{path}##{side}", shown == path) and act:
                         s.pose_paths[side] = None if path == played else path
                         viewer.views_changed()
-        if self.state.picked is not None and match is not None:
-            side, bone = self.state.picked
+        for mark, what, colour in ((self.hovered, "hovered", (1.0, 1.0, 1.0)),
+                                   (s.picked, "picked", (1.0, 0.85, 0.3))):
+            if mark is None or match is None:
+                continue
+            side, bone = mark
             b = match.battlers[side]
             if b is not None and bone < len(b.species.parents):
                 origin = np.asarray(b.rig.pivot)[bone, :, 3]
-                imgui.text_colored(imgui.ImVec4(1.0, 0.85, 0.3, 1.0),
-                                   f"picked {b.species.name} {bone_name(bone)}  "
+                imgui.text_colored(imgui.ImVec4(*colour, 1.0),
+                                   f"{what} {bones.label(viewer, mark)}  "
                                    f"origin ({origin[0]:.2f}, {origin[1]:.2f}, {origin[2]:.2f})")
+
+    # ------------------------------------------------------------ scrubbing
+
+    def scrubbed(self, side: int) -> set:
+        """The sides the playhead slider moves: the inspected battler, or both."""
+        return {0, 1} if self.state.scrub_both else {side}
+
+    def playhead(self, battler, side: int) -> float:
+        """The current state's playhead as shown: scrubbed (within its clip) or as played."""
+        role, playhead, _ = battler.state()
+        scrub = self.state.scrub[side]
+        if scrub is None:
+            return playhead
+        return min(max(float(scrub), 0.0), battler.rts.clip(role).duration)
+
+    def scrub_to(self, viewer, seconds: float) -> None:
+        """Show the inspected battler's current state at `seconds` into its clip (and, with
+        "both", the other's moved on or back by as much)."""
+        s = self.state
+        battlers = viewer.match.battlers
+        by = seconds - self.playhead(battlers[s.side], s.side)
+        for side in self.scrubbed(s.side):
+            if battlers[side] is not None:
+                s.scrub[side] = self.playhead(battlers[side], side) + by
+        viewer.views_changed()
+
+    def _scrubber(self, viewer, act: bool) -> None:
+        """One slider over the inspected battler's playhead; with "both" the other battler's
+        moves by as much. Only while paused: a scrub is a look, resuming forgets it."""
+        imgui = self.imgui
+        s = self.state
+        battlers = viewer.match.battlers
+        b = battlers[s.side]
+        if b is None:
+            return
+        role = b.state()[0]
+        duration = b.rts.clip(role).duration
+        value = self.playhead(b, s.side)
+        imgui.begin_disabled(not viewer.paused)
+        imgui.set_next_item_width(210 * self.scale)
+        changed, value = imgui.slider_float(f"##scrub", float(value), 0.0,
+                                            float(max(duration, 1e-6)), "%.3f s")
+        imgui.same_line()
+        imgui.text(f"{SIDE_NAMES[s.side]} {role}")
+        imgui.same_line()
+        both_changed, both = imgui.checkbox("both", s.scrub_both)
+        imgui.end_disabled()
+        if both_changed and act:
+            s.scrub_both = both
+        if changed and act and viewer.paused:
+            self.scrub_to(viewer, value)
+        if any(x is not None for x in s.scrub):
+            imgui.same_line()
+            if imgui.small_button("back") and act:
+                s.scrub = [None, None]
+                viewer.views_changed()
 
     # ------------------------------------------------------------ the graph
 
@@ -275,7 +357,8 @@ class DebugUI:
         if b is None:
             imgui.text_disabled("nobody on this cell")
             return
-        role, playhead, _ = b.state()
+        role = b.state()[0]
+        playhead = self.playhead(b, s.side)
         clip = b.rts.clips[role]
         shown = s.pose_paths[s.side] or b.pose_path
         path = b.pose_path if shown == b.pose_path else f"{b.pose_path}, shown {shown}"
@@ -290,18 +373,24 @@ class DebugUI:
             imgui.table_setup_column("state")
             imgui.table_headers_row()
             g = b.graph.graph
-            self._node_rows(b, g, g.node_count - 1, 0)
+            scrub = (role, playhead) if s.scrub[s.side] is not None else None
+            self._node_rows(b, g, g.node_count - 1, 0, scrub)
             imgui.end_table()
         imgui.separator_text("parameters")
         self._parameters(b, act)
 
-    def _node_rows(self, b, g, k: int, depth: int) -> None:
+    def _node_rows(self, b, g, k: int, depth: int, scrub) -> None:
+        """A node and its inputs; `scrub` (role, seconds) shows that clip's playhead as
+        scrubbed."""
         imgui = self.imgui
         view = b.instance.inspect(k)
         kind = KIND_NAMES.get(view.kind, str(view.kind))
-        node = g.nodes[k]
+        playhead, scrubbed = view.playhead, False
         if view.kind == 1:
-            name = f"clip '{g.clip_name(node.data.slot)}'"
+            clip = g.clip_name(g.nodes[k].data.slot)
+            name = f"clip '{clip}'"
+            if scrub is not None and clip == scrub[0]:
+                playhead, scrubbed = scrub[1], True
         else:
             name = kind
         imgui.table_next_row()
@@ -312,16 +401,18 @@ class DebugUI:
         imgui.text_colored(colour, f"{view.weight:.3f}")
         imgui.table_set_column_index(2)
         if view.kind in (1, 12):
-            imgui.text_colored(colour, f"{view.playhead:.3f}")
+            if scrubbed:
+                imgui.text_colored(imgui.ImVec4(1.0, 0.85, 0.3, 1.0), f"{playhead:.3f} scrubbed")
+            else:
+                imgui.text_colored(colour, f"{playhead:.3f}")
         imgui.table_set_column_index(3)
         if view.kind == 11:
-            state = ROLES[view.state] if view.state != GRAPH_NONE else "-"
-            text = state
+            text = b.role if view.state != GRAPH_NONE else "-"
             if view.transition != GRAPH_NONE:
                 text += f"  t{view.transition} {view.progress:.0%}"
             imgui.text_colored(colour, text)
         for i in g.node_inputs(k):
-            self._node_rows(b, g, i, depth + 1)
+            self._node_rows(b, g, i, depth + 1, scrub)
 
     def _parameters(self, b, act: bool) -> None:
         imgui = self.imgui
@@ -371,10 +462,16 @@ class DebugUI:
 
     def _frame_time(self) -> None:
         imgui = self.imgui
+        if not self.frame_times:
+            imgui.text_disabled("no frames timed yet")
+            return
         times = np.array(self.frame_times, np.float32)
-        imgui.text(f"last {times[-1]:5.1f} ms   mean {times.mean():5.1f}   max {times.max():5.1f}")
+        imgui.text("a frame's period" if self.window else "a frame's work (step, draw)")
+        imgui.text(f"last {times[-1]:.1f} ms  mean {times.mean():.1f}  max {times.max():.1f}")
         avail = imgui.get_content_region_avail()
-        imgui.plot_lines("##frametime", times, 0, None, 0.0, max(40.0, float(times.max())),
+        # a tenth of headroom over the largest, so its peak is drawn, not cut off
+        top = max(20.0, float(times.max()) * 1.1)
+        imgui.plot_lines("##frametime", times, 0, f"0 .. {top:.0f} ms", 0.0, top,
                          imgui.ImVec2(avail.x, max(40.0, avail.y)))
 
     def _shadows(self, viewer) -> None:
@@ -382,69 +479,11 @@ class DebugUI:
         if viewer.renderer.shadow_map is None or not viewer.effective_look().shadows:
             imgui.text_disabled("shadows are off")
             return
-        imgui.text("scenery                          creatures")
-        side = ShadowView.SIDE
+        imgui.text("scenery  |  creatures")
+        avail = imgui.get_content_region_avail()
+        side = max(16.0, min(float(ShadowView.SIDE), avail.x / 2, avail.y))
         imgui.image(imgui.ImTextureRef(self.shadow_id), imgui.ImVec2(2 * side, side),
                     imgui.ImVec2(0, 1), imgui.ImVec2(1, 0))
-
-    # ------------------------------------------------------------ skeleton overlay
-
-    def joints(self, viewer, frame_rect):
-        """Per visible battler: (side, screen points (n, 2), parents)."""
-        out = []
-        # glm's matrix as numpy is the math matrix (clip = M p); a fighter's matrix is kept
-        # in GL's byte order, the transpose, so a row of points multiplies it on the left
-        view_proj = np.asarray(viewer.renderer.view_proj, np.float64).T
-        x, y, w, h = frame_rect
-        for side, f in enumerate(viewer.match.battlers):
-            if f is None or not f.visible:
-                continue
-            origins = np.asarray(f.rig.pivot, np.float64)[:, :, 3]
-            world = np.c_[origins, np.ones(len(origins))] @ np.asarray(f.matrix, np.float64)
-            clip = world @ view_proj
-            ndc = clip[:, :2] / clip[:, 3:4]
-            points = np.c_[x + (ndc[:, 0] + 1) * 0.5 * w, y + (1 - ndc[:, 1]) * 0.5 * h]
-            out.append((side, points, f.species.parents))
-        return out
-
-    def _skeleton(self, viewer, frame_rect, act: bool) -> None:
-        imgui = self.imgui
-        draw = imgui.get_foreground_draw_list()
-        mouse = imgui.get_mouse_pos()
-        over_ui = imgui.get_io().want_capture_mouse
-        nearest, best = None, PICK_RADIUS
-        skeletons = self.joints(viewer, frame_rect)
-        bone_col = (imgui.IM_COL32(120, 255, 160, 220), imgui.IM_COL32(255, 150, 120, 220))
-        for side, points, parents in skeletons:
-            col = bone_col[side]
-            for b, p in enumerate(parents):
-                if p >= 0:
-                    draw.add_line(imgui.ImVec2(*points[p]), imgui.ImVec2(*points[b]), col, 1.5)
-            for b, pt in enumerate(points):
-                draw.add_circle_filled(imgui.ImVec2(*pt), 2.5, imgui.IM_COL32(255, 255, 255, 230))
-                d = math.hypot(pt[0] - mouse.x, pt[1] - mouse.y)
-                if d < best:
-                    nearest, best = (side, b), d
-                if self.state.names:
-                    draw.add_text(imgui.ImVec2(pt[0] + 4, pt[1] - 6), imgui.IM_COL32(230, 230, 230, 200),
-                                  bone_name(b))
-        self.hovered = nearest
-        if act and nearest is not None and not over_ui and imgui.is_mouse_clicked(0):
-            self.state.picked = nearest
-        for mark, colour in ((self.hovered, imgui.IM_COL32(255, 255, 255, 255)),
-                             (self.state.picked, imgui.IM_COL32(255, 216, 80, 255))):
-            if mark is None:
-                continue
-            side, bone = mark
-            for s, points, parents in skeletons:
-                if s == side and bone < len(points):
-                    pt = points[bone]
-                    draw.add_circle(imgui.ImVec2(*pt), 6.0, colour, 0, 2.0)
-                    name = f"{viewer.match.battlers[side].species.name} {bone_name(bone)}"
-                    draw.add_rect_filled(imgui.ImVec2(pt[0] + 8, pt[1] - 18),
-                                         imgui.ImVec2(pt[0] + 14 + 7 * len(name), pt[1] - 3),
-                                         imgui.IM_COL32(20, 20, 30, 210))
-                    draw.add_text(imgui.ImVec2(pt[0] + 11, pt[1] - 17), colour, name)
 
     def release(self) -> None:
         imgui = self.imgui
