@@ -466,6 +466,22 @@ def test_anchor_filter_closes_half_the_gap_per_half_life():
     assert travel(r) == pytest.approx(start - (start - LIMIT) / 2, rel=1e-9)
 
 
+@pytest.mark.parametrize("dt", [rig.ANCHOR_HALF_LIFE / 2, rig.ANCHOR_HALF_LIFE * 2, TICK])
+def test_anchor_filter_decays_exponentially_at_any_step(dt):
+    # a linear filter agrees with the half-life only at dt equal to it: here it would
+    # close 1/2 (not 0.29) of the gap at half the half-life and all of it at twice
+    s = load("ripplewyrm")
+    a = s.ctx[pack.ENTRANCE]
+    r = StadiumRig(s)
+    r.pose(a, 0, False)
+    r.anchor(LIMIT, TICK)
+    r.pose(a, 46, False)
+    start = travel(r)
+    r.anchor(LIMIT, dt)
+    closed = 1.0 - 2.0 ** (-dt / rig.ANCHOR_HALF_LIFE)
+    assert travel(r) == pytest.approx(start - (start - LIMIT) * closed, rel=1e-9)
+
+
 def test_anchoring_the_same_pose_twice_is_the_same_pose():
     s = load("ripplewyrm")
     a = s.ctx[pack.ENTRANCE]
@@ -473,10 +489,27 @@ def test_anchoring_the_same_pose_twice_is_the_same_pose():
     r.pose(a, 46, False)
     r.anchor(LIMIT)
     once = r.pivot.copy()
-    r.pose(a, 46, False)               # unchanged: the pose key skips the work
+    r.pose(a, 46, False)
     r.anchor(LIMIT)
     np.testing.assert_allclose(r.pivot, once, atol=1e-12)
     assert travel(r) == pytest.approx(LIMIT)
+
+
+def test_posing_again_without_anchoring_drops_the_anchor():
+    # as the Lua rig, which rebuilds its matrices on every pose() call
+    s = load("ripplewyrm")
+    a = s.ctx[pack.ENTRANCE]
+    r, free = StadiumRig(s), StadiumRig(s)
+    free.pose(a, 46, False)
+    free.skin(0.2)
+    r.pose(a, 46, False)
+    r.anchor(LIMIT)
+    r.skin(0.2)
+    assert travel(r) == pytest.approx(LIMIT) and travel(free) > 2 * LIMIT
+    r.pose(a, 46, False)
+    r.skin(0.2)
+    np.testing.assert_array_equal(r.pivot, free.pivot)
+    np.testing.assert_array_equal(vertices(r), vertices(free))
 
 
 # ---------------------------------------------------------------- shade
@@ -494,6 +527,40 @@ def one_bone_species(rest_r=(0, 0, 0), scale=(1, 1, 1)) -> pack.Species:
     return pack.Species("Faces", np.array([-1], np.int32), np.zeros((1, 3), np.float32),
                         np.array([rest_r], np.int32), np.array([scale], np.float32), 1.0, 1.0,
                         [prim], [], [pack.NO_ANIM] * 6, [], [np.zeros((1, 1, 4), np.uint8)])
+
+
+def sliding_species(tx=(0.0,), sx=(1.0,), height=2.0) -> pack.Species:
+    """One bone whose only animation (the standby) moves along x and scales along x
+    frame by frame, root scale 1, so the body estimate is the bone's origin."""
+    base = one_bone_species()
+    frames = max(len(tx), len(sx))
+    def channel(values):
+        return values[0] if len(values) == 1 else np.asarray(values, np.float32)
+
+    track = (channel(tx), 0.0, 0.0, 0, 0, 0, channel(sx), 1.0, 1.0)
+    species = pack.Species("Slider", base.parents, base.rest_t, base.rest_r, base.rest_s, 1.0,
+                           height, base.prims, [pack.Animation(frames, 0, [track])],
+                           [0] + [pack.NO_ANIM] * 5, [], base.images)
+    return pack.loads(pack.dumps(species))
+
+
+def test_anchor_steady_is_a_strict_limit():
+    # height 2, root scale 1: a one-unit step is exactly ANCHOR_STEADY body-heights
+    assert rig.ANCHOR_STEADY * 2.0 == 1.0
+    assert StadiumRig(sliding_species(tx=(0.0, 1.0))).anchor_ok
+    assert not StadiumRig(sliding_species(tx=(0.0, 1.0 + 2.0 ** -20))).anchor_ok
+
+
+def test_scale_blends_between_frames_on_its_own():
+    # nothing moves or turns: only the scale, 1 to 3 along x, so a held scale shows
+    s = sliding_species(sx=(1.0, 3.0))
+    r = StadiumRig(s)
+    rest = s.prims[0].positions[:, 0].astype(np.float64)
+    for f, expect in ((0.0, 1.0), (0.25, 1.5), (0.5, 2.0), (1.0, 3.0), (1.75, 1.5)):
+        r.pose(0, f, True)       # wrapping: 1.75 blends frame 1 back toward frame 0
+        r.skin(0.0)
+        np.testing.assert_allclose(r.draw[0, :, :3], np.diag([expect, 1.0, 1.0]), atol=1e-12)
+        np.testing.assert_allclose(vertices(r)[:, 0], rest * expect, atol=1e-6)
 
 
 def test_shade_at_the_six_axis_normals_matches_the_face_values():
