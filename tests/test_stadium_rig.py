@@ -1,6 +1,7 @@
 """The Stadium rig: posing, guards, anchoring, shade and texture streams, in numbers."""
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import logging
 import math
@@ -265,26 +266,16 @@ def test_case6_an_angle_crossing_the_seam_blends_the_short_way():
 
 
 def test_case7_a_teleport_holds_its_frame():
-    s = load("scrapkit")
-    h = raw_height(s)
-    found = None
-    for a, anim in enumerate(s.anims):
-        for b, track in enumerate(anim.tracks):
-            if track is None:
-                continue
-            t = np.stack([np.broadcast_to(track[c], (anim.frames,)) for c in range(3)], -1)
-            jumps = np.flatnonzero(np.abs(np.diff(t, axis=0)).max(axis=1) > rig.BREAK_MOVE * h)
-            if jumps.size and s.parents[b] < 0:
-                found = a, b, int(jumps[0])
-    assert found, "no root translation jump beyond BREAK_MOVE in the set"
-    a, b, f = found
+    # height 2: BREAK_MOVE is one unit; the root jumps 1.5 between frames 1 and 2
+    s = sliding_species(tx=(0.0, 0.5, 2.0, 2.25), height=2.0)
+    assert rig.BREAK_MOVE * raw_height(s) == 1.0
     r = StadiumRig(s)
-    r.pose(a, f, False)
-    before = r.pivot[b, :, 3].copy()
-    r.pose(a, f + 0.5, False)
-    np.testing.assert_array_equal(r.pivot[b, :, 3], before)
-    r.pose(a, f + 1, False)
-    assert np.linalg.norm(r.pivot[b, :, 3] - before) > rig.BREAK_MOVE * h
+    r.pose(0, 1.5, False)
+    np.testing.assert_array_equal(r.pivot[0, :, 3], (0.5, 0, 0))
+    r.pose(0, 2.5, False)                  # an ordinary step still blends
+    np.testing.assert_allclose(r.pivot[0, :, 3], (2.125, 0, 0), atol=1e-12)
+    r.pose(0, 0.5, False)
+    np.testing.assert_allclose(r.pivot[0, :, 3], (0.25, 0, 0), atol=1e-12)
 
 
 # ---------------------------------------------------------------- the two chains
@@ -430,12 +421,30 @@ def test_case2_anchoring_leaves_a_species_inside_the_limit_untouched():
     assert 0.2 < worst < LIMIT
 
 
+def with_junk_standby(s: pack.Species) -> pack.Species:
+    """``s`` as broken source data would have it: three standby frames of nonsense root
+    rotation. No shipped species carries such junk; this one exists for the verdict."""
+    a = s.ctx[pack.STANDBY]
+    anim = s.anims[a]
+    root = list(s.anims[a].tracks[0] or (*s.rest_t[0], *s.rest_r[0], *s.rest_s[0]))
+    for c in pack.ROTATION:
+        root[c] = np.array(np.broadcast_to(root[c], (anim.frames,)), np.int32)
+    for frame, turn in ((20, (29000, -3100, 12000)), (21, (-31000, 2200, 15500)),
+                        (22, (30500, 0, -9000))):
+        for c, value in zip(pack.ROTATION, turn):
+            root[c][frame] = value
+    anims = list(s.anims)
+    anims[a] = pack.Animation(anim.frames, anim.loop_start, [tuple(root)] + anim.tracks[1:])
+    return pack.loads(pack.dumps(dataclasses.replace(s, name=f"Junk{s.name}", anims=anims)))
+
+
 def test_case3_an_untrustworthy_standby_is_judged_and_left_to_travel(caplog):
-    s = load("mosshoof")
+    assert StadiumRig(load("mosshoof")).anchor_ok
+    s = with_junk_standby(load("mosshoof"))
     with caplog.at_level(logging.INFO, logger="stadium.rig"):
         r = StadiumRig(s)
     assert not r.anchor_ok
-    assert any("Mosshoof" in m and "anchoring disabled" in m for m in caplog.messages)
+    assert any("JunkMosshoof" in m and "anchoring disabled" in m for m in caplog.messages)
     # the log is once per species, not once per rig
     caplog.clear()
     with caplog.at_level(logging.INFO, logger="stadium.rig"):
