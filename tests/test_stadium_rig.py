@@ -366,6 +366,10 @@ def test_case1_weighted_centre_is_smoother_than_the_median_on_a_bird():
     assert jump_w <= 0.5 * jump_m, (jump_w, jump_m)
 
 
+# a frame of Ripplewyrm's entrance where it rests more than two body heights off its tile
+AWAY = 16
+
+
 def travel(r: StadiumRig) -> float:
     return float(np.linalg.norm(centre(r) - r.bind_centre)) / raw_height(r.species)
 
@@ -383,7 +387,7 @@ def test_case2_an_excursion_is_pulled_back_within_the_limit():
         still.anchor(LIMIT)
         loose.append(travel(free))
         assert travel(still) <= LIMIT + 1e-9
-    assert max(loose) >= 5.0 and loose[-1] <= LIMIT
+    assert max(loose) >= 2.0 and loose[-1] <= LIMIT
     # at 60 Hz with the filter: wherever the pose has held still long enough for the
     # filter to settle, the body is back inside the limit
     filtered = StadiumRig(s)
@@ -395,7 +399,7 @@ def test_case2_an_excursion_is_pulled_back_within_the_limit():
         filtered.pose(a, t, False)
         filtered.anchor(LIMIT, TICK)
         recent = np.array(history[-12:])
-        if len(history) >= 12 and np.ptp(recent, axis=0).max() < 1e-9 and travel(free) > 2:
+        if len(history) >= 12 and np.ptp(recent, axis=0).max() < 1e-9 and travel(free) > 1:
             settled += 1
             assert travel(filtered) <= LIMIT + 0.02
         else:
@@ -466,9 +470,9 @@ def test_anchor_filter_closes_half_the_gap_per_half_life():
     s = load("ripplewyrm")
     a = s.ctx[pack.ENTRANCE]
     r = StadiumRig(s)
-    r.pose(a, 0, False)
+    r.pose(a, s.anims[a].frames - 1, False)    # home on its tile
     r.anchor(LIMIT, TICK)                  # first call: the offset starts where it is
-    r.pose(a, 46, False)                   # far away
+    r.pose(a, AWAY, False)
     start = travel(r)
     r.anchor(LIMIT, rig.ANCHOR_HALF_LIFE)
     # the offset closes half the gap toward the one that would leave it at the limit
@@ -482,9 +486,9 @@ def test_anchor_filter_decays_exponentially_at_any_step(dt):
     s = load("ripplewyrm")
     a = s.ctx[pack.ENTRANCE]
     r = StadiumRig(s)
-    r.pose(a, 0, False)
+    r.pose(a, s.anims[a].frames - 1, False)
     r.anchor(LIMIT, TICK)
-    r.pose(a, 46, False)
+    r.pose(a, AWAY, False)
     start = travel(r)
     r.anchor(LIMIT, dt)
     closed = 1.0 - 2.0 ** (-dt / rig.ANCHOR_HALF_LIFE)
@@ -495,10 +499,10 @@ def test_anchoring_the_same_pose_twice_is_the_same_pose():
     s = load("ripplewyrm")
     a = s.ctx[pack.ENTRANCE]
     r = StadiumRig(s)
-    r.pose(a, 46, False)
+    r.pose(a, AWAY, False)
     r.anchor(LIMIT)
     once = r.pivot.copy()
-    r.pose(a, 46, False)
+    r.pose(a, AWAY, False)
     r.anchor(LIMIT)
     np.testing.assert_allclose(r.pivot, once, atol=1e-12)
     assert travel(r) == pytest.approx(LIMIT)
@@ -509,13 +513,13 @@ def test_posing_again_without_anchoring_drops_the_anchor():
     s = load("ripplewyrm")
     a = s.ctx[pack.ENTRANCE]
     r, free = StadiumRig(s), StadiumRig(s)
-    free.pose(a, 46, False)
+    free.pose(a, AWAY, False)
     free.skin(0.2)
-    r.pose(a, 46, False)
+    r.pose(a, AWAY, False)
     r.anchor(LIMIT)
     r.skin(0.2)
     assert travel(r) == pytest.approx(LIMIT) and travel(free) > 2 * LIMIT
-    r.pose(a, 46, False)
+    r.pose(a, AWAY, False)
     r.skin(0.2)
     np.testing.assert_array_equal(r.pivot, free.pivot)
     np.testing.assert_array_equal(vertices(r), vertices(free))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from stadium.battle.scene import ANCHOR_LIMIT
+from stadium.battle.scene import anchor_limit
 from stadium.paths import SPECIES
 from stadium.rig import pack, species
 from stadium.rig.rig import StadiumRig
@@ -32,10 +32,11 @@ def jumps(s: pack.Species):
     height = s.height / s.root_scale
     for a, anim in enumerate(s.anims):
         wrap = a == s.ctx[pack.STANDBY]
+        limit = anchor_limit(s.ctx.index(a) if a in s.ctx else pack.STANDBY)
         before = None
         for f in range(anim.frames + (1 if wrap else 0)):
             r.pose(a, f, wrap)
-            r.anchor(ANCHOR_LIMIT)
+            r.anchor(limit)
             r.skin(0.0)
             now = body(r)
             if before is not None:

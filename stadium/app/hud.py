@@ -29,6 +29,8 @@ PLAYER_BOX = (85, 89, 72, 27)
 MESSAGE_BOX = (1, 129, 158, 14)
 MENU_BOX = (1, 118, 158, 25)
 RESULT_BOX = (16, 46, 128, 40)
+# what stands over the field while the battle is under way: the creatures keep clear
+FIELD_BOXES = (RIVAL_BOX, PLAYER_BOX, MENU_BOX)
 
 
 def bar_colour(fraction: float):

@@ -24,6 +24,8 @@ from ..battle.scene import CHOREOGRAPHY_SECONDS, BattleScene
 from ..render.battlecam import BattleCam
 from ..render.gfx import Game, Graphics
 from ..render.hours import HOUR_ORDER, HOURS
+from .framing import Framing
+from .hud import FIELD_BOXES
 from .overlay import text_image
 from ..render.post import Present, letterbox
 from ..rig.rig import StadiumRig
@@ -112,6 +114,8 @@ class BattleViewer(Game):
         self.help_mode = 1 if overlay else 0     # 0 nothing, 1 status line, 2 key list
         self.diorama = diorama_module.build()
         self.cells = (self.diorama.cell("left"), self.diorama.cell("right"))
+        self.framing = Framing(BattleCam.battle(*self.cells), self.cells, self.diorama.ground,
+                               FIELD_BOXES if options.mode == "battle" else ())
         self.debug = None
         self.debug_open = bool(options.debug)
         if self.debug_open:
@@ -157,16 +161,17 @@ class BattleViewer(Game):
     def _new_scene(self) -> BattleScene:
         pairs = [(species, StadiumRig(species)) for species in self._species]
         return BattleScene(*pairs, self.cells, seed=self.options.seed,
-                           choreography=None if self.options.scripted else ())
+                           choreography=None if self.options.scripted else (),
+                           spots=self.framing.spot)
 
     def _new_match(self):
         o = self.options
         setup = self._Setup(tuple(tuple(t) for t in o.teams), o.seed, tuple(o.controllers),
                             tuple(tuple(s) for s in o.scripts), tuple(o.pose_paths), o.blend)
-        return self._Match(setup, self.roster, self.cells)
+        return self._Match(setup, self.roster, self.cells, self.framing.spot)
 
     def _load_match(self, path: Path):
-        match = self._Match.loads(Path(path).read_text(), self.roster, self.cells)
+        match = self._Match.loads(Path(path).read_text(), self.roster, self.cells, self.framing.spot)
         self.options.teams = match.setup.teams
         return match
 
