@@ -115,6 +115,7 @@ class Hud:
     message: str
     menu: list | None       # the player's moves when a choice is wanted
     result: list | None     # the result's lines once the battle is over
+    winner: int | None = None   # and the side that won it
 
 
 class Match:
@@ -245,7 +246,7 @@ class Match:
             ours, theirs = (sum(hp == 0 for hp in s.hp) for s in battle.sides)
             result = [battle.message, f"{battle.turn} turns, {theirs} down, {ours} lost"]
             message = ""
-        return Hud(sides, message, menu, result)
+        return Hud(sides, message, menu, result, battle.winner if result else None)
 
     # ------------------------------------------------------------ saving
 
