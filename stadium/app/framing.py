@@ -26,7 +26,10 @@ REACH = 48          # the furthest shift (frame pixels, each way) the search con
 
 @lru_cache(maxsize=32)
 def _standby_points(species: pack.Species) -> np.ndarray:
-    """(n, 3) rig-space points: every vertex of every standby frame, anchored."""
+    """(n, 3) rig-space points: every vertex of every standby frame, anchored (the
+    origin alone for a species with nothing to draw)."""
+    if not species.prims:
+        return np.zeros((1, 3))
     rig = StadiumRig(species)
     anim = species.ctx[pack.STANDBY]
     frames = species.anims[anim].frames if anim != pack.NO_ANIM else 1
