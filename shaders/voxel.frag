@@ -73,6 +73,7 @@ float sunlight() {
 uniform sampler2D u_glass_mask;
 uniform vec3 u_glass_tint;      // what glass reflects at this hour
 uniform float u_glass_glow;     // and how much it lights up from inside (night)
+uniform vec3 u_water_tint;      // the hour's light on water, in place of u_tint
 #endif
 
 #ifdef SEAMS
@@ -100,11 +101,14 @@ void main() {
 #ifdef SHADOWS
     light = sunlight();
 #endif
-    vec3 rgb = texel.rgb * v_shade * mix(u_shadow_floor, 1.0, light) * u_tint;
+    vec3 lit = texel.rgb * v_shade * mix(u_shadow_floor, 1.0, light);
+    vec3 rgb = lit * u_tint;
 #ifdef GLASS
     // Red: the texel reflects the sky, with glints in diagonal bands.
     // Green: it is lit from inside once the hour turns the lights on.
-    vec2 mask = texture(u_glass_mask, v_uv).rg;
+    // Blue: it is water, which mirrors the sky and keeps its blue when the land warms.
+    vec3 mask = texture(u_glass_mask, v_uv).rgb;
+    rgb = mix(rgb, lit * u_water_tint, mask.b);
     float sweep = sin(1.3 * (v_world.x - v_world.z)) * 0.5 + 0.5;
     vec3 pane = mix(rgb, u_glass_tint, 0.5) + smoothstep(0.9, 1.0, sweep) * 0.4 * u_tint;
     rgb = mix(rgb, pane, mask.r);

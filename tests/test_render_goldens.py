@@ -5,6 +5,7 @@ expected, actual and diff PNGs in tests/golden/_failures/.
 """
 import numpy as np
 import pytest
+from PIL import Image
 
 from stadium.app import goldens
 from stadium.render.gfx import Graphics
@@ -43,3 +44,23 @@ def test_the_comparison_catches_a_real_change():
     nudged = frame.copy()
     nudged[::2, ::2] = 6                         # rounding noise under the channel limit
     assert goldens.difference(frame, nudged)[0] == 0.0
+
+
+def test_the_readme_sheet_is_the_goldens_battle(gfx, tmp_path):
+    # what python -m stadium.app.goldens would write now, against the file in the repo
+    fresh = tmp_path / "battle.png"
+    goldens.save_sheet(goldens.contact_sheet(goldens.sheet_frames(gfx, ROSTER)), fresh)
+    stored = np.asarray(Image.open(goldens.SHEET).convert("RGB"))
+    share, _ = goldens.difference(stored, np.asarray(Image.open(fresh).convert("RGB")))
+    assert share <= goldens.TOLERANCE, "docs/battle.png is stale: python -m stadium.app.goldens"
+    assert goldens.SHEET.stat().st_size < 200_000
+    assert stored.shape[0] > 2 * 144 and stored.shape[1] > 3 * 160
+
+
+def test_the_readme_shows_the_sheet_after_its_two_commands():
+    text = (goldens.ROOT / "README.md").read_text()
+    opening = text.split("```sh\n", 1)[1].split("```", 1)[0].splitlines()
+    assert len(opening) == 2 and all(line.startswith("python3 -m venv .venv") for line in opening)
+    picture = text.index("](docs/battle.png)")
+    assert text.index("```sh") < text.index("```", text.index("```sh") + 3) < picture
+    assert picture < len(text) // 4, "near the top"

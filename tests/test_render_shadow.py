@@ -48,7 +48,7 @@ def ground_shadow(gfx, rig, species, *, shadows=True):
     view_proj = glm.ortho(-3, 3, -3, 3, 1, 20) * glm.lookAt(eye, glm.vec3(0), glm.vec3(0, 0, -1))
     voxel.begin(canvas, view_proj, eye, shadow_map if shadows else None, sun_dir=tuple(SUN),
                 tint=(1, 1, 1), shadow_floor=0.5, glass_tint=(1, 1, 1), glass_glow=0.0,
-                clear_rgb=(0, 0, 0))
+                water_tint=(1, 1, 1), clear_rgb=(0, 0, 0))
     voxel.draw(ground, white, identity)
     pixels = canvas.read_into(np.empty((SIZE, SIZE, 3), np.uint8))
     for item in (ground, white, shadow_map, meshes, voxel, canvas):

@@ -8,6 +8,9 @@ from stadium.battle.battle import PLAYER, RIVAL, Battle
 from stadium.battle.dex import DEX, Move, entry
 from stadium.battle.rng import Rng
 from stadium.battle.match import Match, script_setup
+from stadium.battle.scene import ANCHOR_LIMIT, ENTRANCE_LIMIT
+from stadium.rig import pack
+from stadium.rig.rig import StadiumRig
 from stadium.rig.roster import Roster
 
 CELLS = (np.array([4.75, 1.5, 7.75]), np.array([7.75, 1.5, 5.25]))
@@ -214,6 +217,15 @@ def test_unknown_species_get_stable_stats():
 # ---------------------------------------------------------------- the match, with graphs
 
 
+def travel(rig) -> float:
+    """How far the body is from its tile, in body heights: the vertex-weighted mean bone
+    origin against the bind pose's."""
+    s = rig.species
+    weights = np.bincount(np.concatenate([p.bones for p in s.prims]), minlength=len(s.parents))
+    centre = weights / weights.sum() @ rig.pivot[:, :, 3]
+    return float(np.linalg.norm(centre - rig.bind_centre)) / (s.height / s.root_scale)
+
+
 def run_match(setup, limit=12000):
     match = Match(setup, ROSTER, CELLS)
     frames = []
@@ -226,6 +238,10 @@ def run_match(setup, limit=12000):
             "fainted": [b.fainted() if b else False for b in match.battlers],
             "vertices": [np.concatenate([p.vertices for p in b.rig.parts]).copy()
                          if b and b.role == "faint" else None for b in match.battlers],
+            "visible": [f.visible for f in match.fighters],
+            "hud": [side is not None for side in match.hud().sides],
+            "travel": [travel(b.rig) if b else None for b in match.battlers],
+            "phase": match.battle.phase,
         })
         assert len(frames) < limit, "no result"
     return match, frames
@@ -297,6 +313,26 @@ def test_the_next_species_is_sent_out_in_its_entrance(scripted):
     assert len(sendouts) >= 3
     for e in sendouts:
         assert by_frame[e.frame]["roles"][e.side] == "sendout"
+        # it comes in from where its entrance starts, not from its tile: the anchor
+        # lets an entrance's travel show (up to ENTRANCE_LIMIT)
+        species = ROSTER.load(e.data["species"])
+        free = StadiumRig(species)
+        free.pose(species.ctx[pack.ENTRANCE], 0, False)
+        authored = min(travel(free), ENTRANCE_LIMIT)
+        assert by_frame[e.frame]["travel"][e.side] == pytest.approx(authored, abs=0.15)
+    assert sum(by_frame[e.frame]["travel"][e.side] > ANCHOR_LIMIT + 0.3 for e in sendouts) >= 3
+
+
+def test_no_frame_shows_a_side_empty_between_its_creatures(scripted):
+    # from its first send-out to the result, each side shows its creature and its box
+    match, frames = scripted
+    first = [min(e.frame for e in match.battle.log if e.kind == "sendout" and e.side == side)
+             for side in (PLAYER, RIVAL)]
+    assert frames[-1]["phase"] == "result" and not frames[-1]["visible"][1 - match.battle.winner]
+    for f in frames[:-1]:
+        for side in (PLAYER, RIVAL):
+            if f["frame"] >= first[side]:
+                assert f["visible"][side] and f["hud"][side], (f["frame"], side)
 
 
 def test_the_match_is_the_same_on_every_run_and_on_either_pose_path_and_blend():

@@ -45,6 +45,10 @@ def test_bundled_packs_round_trip_byte_for_byte(bundled):
         assert pack.dumps(s) == (ASSETS / f"{name}.pack").read_bytes(), name
 
 
+def test_species_are_written_where_they_are_loaded_from():
+    assert species.ASSETS.resolve() == ASSETS.resolve()
+
+
 def test_species_regenerate_byte_identically(tmp_path):
     written = species.write_all(tmp_path)
     assert sorted(p.name for p in written) == sorted(p.name for p in ASSETS.glob("*.pack"))

@@ -4,7 +4,8 @@
 
 Two sets: the show's frames at 160 x 144 (``cases``), and the debugger's screens
 (``debug_cases``: the playable battle with the debugger open, its graph inspector and
-skeleton overlay on) at the debugger's screen size.
+skeleton overlay on) at the debugger's screen size. Alongside them, the README's
+picture of the product: a contact sheet of a seeded battle's key moments (``SHEET``).
 
 A frame matches its golden when at most TOLERANCE of its pixels differ by more than
 CHANNEL (of 255) in any channel: loose enough for another machine's rasteriser to
@@ -143,6 +144,59 @@ def render_debug(case: DebugCase, gfx: Graphics, roster: Roster) -> np.ndarray:
         viewer.release()
 
 
+# The README's contact sheet: a seeded battle, played by the opponent logic on both
+# sides, caught at moments its own log names (event kind, its n-th time, steps after).
+SHEET = ROOT / "docs" / "battle.png"
+SHEET_SEED = 3
+SHEET_TEAMS = (("emberlisk", "mosshoof"), ("scrapkit", "ripplewyrm"))
+SHEET_MOMENTS = (("sendout", 2, 24), ("turn", 1, 10), ("hit", 1, 1), ("faint", 1, 40),
+                 ("sendout", 3, 70), ("result", 1, 30))
+SHEET_COLUMNS, SHEET_ZOOM, SHEET_GAP = 3, 2, 4
+
+
+def sheet_frames(gfx: Graphics, roster: Roster) -> list[np.ndarray]:
+    """The battle's frames (HUD included) at SHEET_MOMENTS, each (144, 160, 3) uint8;
+    `gfx` must be 160 x 144."""
+    options = Options(mode="battle", teams=SHEET_TEAMS, controllers=("ai", "ai"),
+                      seed=SHEET_SEED, fixed_clock=True)
+    viewer = BattleViewer(options, roster, overlay=False)
+    shots = {}
+    try:
+        viewer.load(gfx)
+        log = viewer.match.battle.log
+        while len(shots) < len(SHEET_MOMENTS):
+            viewer.update(DT)
+            for k, (kind, nth, after) in enumerate(SHEET_MOMENTS):
+                seen = [e.frame for e in log if e.kind == kind]
+                if k not in shots and len(seen) >= nth and viewer.match.frame == seen[nth - 1] + after:
+                    viewer.draw(gfx)
+                    shots[k] = gfx.read_screen().copy()
+            if viewer.match.frame > 20000:
+                raise RuntimeError("the contact sheet's battle never reached its moments")
+    finally:
+        viewer.release()
+    return [shots[k] for k in range(len(SHEET_MOMENTS))]
+
+
+def contact_sheet(frames: list[np.ndarray]) -> np.ndarray:
+    """The frames side by side, SHEET_COLUMNS a row, each zoomed SHEET_ZOOM times."""
+    h, w = frames[0].shape[:2]
+    cw, ch = w * SHEET_ZOOM + SHEET_GAP, h * SHEET_ZOOM + SHEET_GAP
+    rows = -(-len(frames) // SHEET_COLUMNS)
+    sheet = np.full((rows * ch + SHEET_GAP, SHEET_COLUMNS * cw + SHEET_GAP, 3), 24, np.uint8)
+    for k, frame in enumerate(frames):
+        y, x = divmod(k, SHEET_COLUMNS)
+        zoomed = frame.repeat(SHEET_ZOOM, axis=0).repeat(SHEET_ZOOM, axis=1)
+        sheet[SHEET_GAP + y * ch:][:h * SHEET_ZOOM, SHEET_GAP + x * cw:][:, :w * SHEET_ZOOM] = zoomed
+    return sheet
+
+
+def save_sheet(sheet: np.ndarray, path: Path = SHEET) -> None:
+    """As a 256-colour PNG: the pixel art has fewer colours, and the file stays small."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.fromarray(sheet).quantize(256, dither=Image.Dither.NONE).save(path, optimize=True)
+
+
 def difference(expected: np.ndarray, actual: np.ndarray) -> tuple[float, np.ndarray]:
     """The share of pixels off by more than CHANNEL, and a picture of where."""
     off = (np.abs(expected.astype(np.int16) - actual.astype(np.int16)) > CHANNEL).any(axis=-1)
@@ -182,6 +236,8 @@ def main() -> int:
             path = GOLDEN / f"{case.name}.png"
             Image.fromarray(render(case, gfx, roster)).save(path)
             print(path.relative_to(ROOT))
+        save_sheet(contact_sheet(sheet_frames(gfx, roster)))
+        print(SHEET.relative_to(ROOT))
     finally:
         gfx.release()
     try:

@@ -5,7 +5,8 @@ viewer presents over the frame, scaled by the same whole number.
 
 Laid out out of the creatures' way on the frame the camera fixes: the rival's box top
 left over the trees, ours right of our creature above the message box, the message box
-along the bottom (growing a line upward when the move menu is up).
+along the bottom (growing a line upward when the move menu is up), and the result over
+the loser's empty half of the field.
 """
 from __future__ import annotations
 
@@ -28,7 +29,11 @@ RIVAL_BOX = (3, 3, 72, 21)           # x, y, width, height in frame pixels
 PLAYER_BOX = (85, 89, 72, 27)
 MESSAGE_BOX = (1, 129, 158, 14)
 MENU_BOX = (1, 118, 158, 25)
-RESULT_BOX = (16, 46, 128, 40)
+# The result, over the field of the side that lost (empty by then), so the winner stays
+# in view: low when the rival won, high when we did.
+RESULT_BOXES = ((16, 4, 128, 40), (16, 96, 128, 40))     # by winner: ours, the rival's
+# what stands over the field while the battle is under way: the creatures keep clear
+FIELD_BOXES = (RIVAL_BOX, PLAYER_BOX, MENU_BOX)
 
 
 def bar_colour(fraction: float):
@@ -71,7 +76,7 @@ def paint(hud: Hud) -> np.ndarray:
                 at = pixelfont.draw(image, f"{k + 1}", at, y + 14, KEY_INK) + 3
                 pixelfont.draw(image, pixelfont.fit(name, half - 12), at, y + 14, INK)
     if hud.result:
-        x, y, w, h = _box(image, RESULT_BOX)
+        x, y, w, h = _box(image, RESULT_BOXES[hud.winner])
         lines = [(hud.result[0], INK, 5)] + [(line, INK, 17) for line in hud.result[1:2]] \
             + [("R: battle again", SOFT_INK, 29)]
         for text, colour, dy in lines:

@@ -28,6 +28,8 @@ from ..render.battlecam import BattleCam
 from ..render.gfx import Game, Graphics
 from ..render.hours import HOUR_ORDER, HOURS
 from .checks import read_save
+from .framing import Framing
+from .hud import FIELD_BOXES
 from .overlay import text_image
 from ..render.post import Present, letterbox
 from ..rig.rig import StadiumRig
@@ -36,6 +38,7 @@ from ..rig.roster import Roster
 DT = 1.0 / 60.0
 DEBUG_SCREEN = (1120, 800)
 SAVE_PATH = Path("out") / "match.json"
+NOTICE_FRAMES = 120     # a notice (saved, loaded, a screenshot) stays two seconds
 
 KEYS = (
     ("1 2", "battle: use move 1 / move 2 (show: attack 1 / attack 2)"),
@@ -116,6 +119,8 @@ class BattleViewer(Game):
         self.help_mode = 1 if overlay else 0     # 0 nothing, 1 status line, 2 key list
         self.diorama = diorama_module.build()
         self.cells = (self.diorama.cell("left"), self.diorama.cell("right"))
+        self.framing = Framing(BattleCam.battle(*self.cells), self.cells, self.diorama.ground,
+                               FIELD_BOXES if options.mode == "battle" else ())
         self.debug = None
         self.debug_open = bool(options.debug)
         if self.debug_open:
@@ -133,6 +138,9 @@ class BattleViewer(Game):
         self._hud_key = None
         self._overlay_image = None
         self._overlay_stale = True
+        self.notice = None               # what a key just did, shown for NOTICE_FRAMES
+        self._notice_left = 0
+        self._notice_image = None
         if options.mode == "battle":
             from ..battle.match import Match, Setup
 
@@ -162,20 +170,21 @@ class BattleViewer(Game):
     def _new_scene(self) -> BattleScene:
         pairs = [(species, StadiumRig(species)) for species in self._species]
         return BattleScene(*pairs, self.cells, seed=self.options.seed,
-                           choreography=None if self.options.scripted else ())
+                           choreography=None if self.options.scripted else (),
+                           spots=self.framing.spot)
 
     def _new_match(self):
         o = self.options
         setup = self._Setup(tuple(tuple(t) for t in o.teams), o.seed, tuple(o.controllers),
                             tuple(tuple(s) for s in o.scripts), tuple(o.pose_paths), o.blend)
-        return self._Match(setup, self.roster, self.cells)
+        return self._Match(setup, self.roster, self.cells, self.framing.spot)
 
     def _load_match(self, path: Path):
         """The saved battle, checked whole first (stadium.app.checks); the step count goes
         on from the step it was saved at."""
         state = read_save(path)
         try:
-            match = self._Match.load(state, self.roster, self.cells)
+            match = self._Match.load(state, self.roster, self.cells, self.framing.spot)
         except rt.ManiError as error:
             raise BadFile(path, f"not a usable saved battle: the runtime refuses a graph "
                                 f"state in it ({error})") from None
@@ -287,6 +296,8 @@ class BattleViewer(Game):
             self.debug.draw(gfx, self, self.viewport)
         elif self.help_mode:
             self._draw_overlay(gfx)
+        if self._notice_left > 0:
+            self._draw_notice(gfx)
 
     def _draw_hud(self, gfx: Graphics) -> None:
         """The battle's overlay: drawn in frame pixels, redrawn only when it changes, and
@@ -339,6 +350,31 @@ class BattleViewer(Game):
             # line goes top right
             x, y = gfx.width - image.width - 4, max(gfx.height - image.height - 4, 0)
         self.present.draw(image.texture, (max(x, 0), y, image.width, image.height), blend=True)
+
+    def notify(self, text: str) -> None:
+        """Say what a key did: on the console, and for a moment over the frame."""
+        print(text)
+        self.notice = text
+        self._notice_left = NOTICE_FRAMES
+        if self._notice_image is not None:
+            self._notice_image.release()
+            self._notice_image = None
+
+    def _draw_notice(self, gfx: Graphics) -> None:
+        """The notice, centred near the top of the frame, until its frames run out."""
+        if self._notice_image is None:
+            rgba = text_image([(self.notice,)], max(14, gfx.height // 36))
+            self._notice_image = gfx.new_image(rgba, repeat=False)
+        image = self._notice_image
+        vx, vy, vw, vh = self.viewport
+        x = vx + (vw - image.width) // 2
+        y = vy + vh - image.height - max(vh // 6, 4)
+        self.present.draw(image.texture, (max(x, 0), max(y, 0), image.width, image.height),
+                          blend=True)
+        self._notice_left -= 1
+        if self._notice_left == 0:
+            image.release()
+            self._notice_image = None
 
     # ------------------------------------------------------------ input
 
@@ -394,12 +430,14 @@ class BattleViewer(Game):
         elif key == "f5":
             SAVE_PATH.parent.mkdir(parents=True, exist_ok=True)
             SAVE_PATH.write_text(self.match.dumps())
-            print(f"saved the battle to {SAVE_PATH}")
-        elif key == "f9" and SAVE_PATH.exists():
+            self.notify(f"saved the battle to {SAVE_PATH}")
+        elif key == "f9" and not SAVE_PATH.exists():
+            self.notify(f"no saved battle in {SAVE_PATH} yet: F5 saves one")
+        elif key == "f9":
             self._drop_world()
             self.world = self._load_match(SAVE_PATH)
             self.views_changed()
-            print(f"loaded the battle from {SAVE_PATH}")
+            self.notify(f"loaded the battle from {SAVE_PATH}")
 
     def _show_key(self, key: str) -> None:
         if key == "tab":
@@ -487,14 +525,14 @@ class BattleViewer(Game):
         folder.mkdir(exist_ok=True)
         path = folder / f"screenshot_{self.steps:06d}.png"
         Image.fromarray(self.gfx.read_screen()).save(path)
-        print(f"wrote {path}")
+        self.notify(f"screenshot: {path}")
 
     def release(self) -> None:
         self._drop_world()
         if self.renderer is not None:
             self.renderer.release()
             self.present.release()
-        for image in (self._overlay_image, self._hud_image):
+        for image in (self._overlay_image, self._hud_image, self._notice_image):
             if image is not None:
                 image.release()
         if self.debug is not None:

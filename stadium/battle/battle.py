@@ -279,8 +279,10 @@ class Battle:
         s.active = -1
         self.attacker = -1
         if s.alive:
+            # the next one comes out on this same step: no frame without either
             self.pending = [d]
             self._go("sendout")
+            self._sendout(stage)
         else:
             self.winner = 1 - d
             self.message = "You won the battle!" if self.winner == PLAYER else "You lost the battle..."

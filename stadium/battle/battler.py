@@ -33,8 +33,8 @@ from runtime.graph.source import ParameterType
 
 from ..rig import pack
 from .battler_graph import SPEED, BattlerGraph, battler_graph
-from .scene import ANCHOR_LIMIT, FLASH_BLINKS_PER_SECOND, FLASH_SECONDS, FLASH_STRENGTH, place
-from ..rig.convert import ROLES, RuntimeSpecies, runtime_species
+from .scene import FLASH_BLINKS_PER_SECOND, FLASH_SECONDS, FLASH_STRENGTH, anchor_limit, place
+from ..rig.convert import ROLES, SLOT_OF, RuntimeSpecies, runtime_species
 from ..rig.rig import StadiumRig
 
 POSE_PATHS = ("runtime", "stadium")
@@ -152,7 +152,7 @@ class Battler:
         self._dt = dt
         self._anchor_before = self.rig.anchor_state
         self._pose_once(self.pose_path, True, None)
-        self.rig.anchor(ANCHOR_LIMIT, dt)
+        self.rig.anchor(anchor_limit(SLOT_OF[self.role]), dt)
         self._anchor_after = self.rig.anchor_state
         self._finish()
         if view is not None and not view.plain:
@@ -169,7 +169,7 @@ class Battler:
             rig.forget_pose()
             self._pose_once(view.pose_path or self.pose_path, view.interpolate, view.scrub)
             if view.anchor:
-                rig.anchor(ANCHOR_LIMIT, self._dt)
+                rig.anchor(anchor_limit(SLOT_OF[self.role]), self._dt)
         finally:
             self.instance.buffer[:] = saved
             rig.anchor_state = self._anchor_after

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -26,6 +25,7 @@ import numpy as np
 from .battle import PLAYER, RIVAL, Battle
 from .dex import entry
 from .battler import Battler, PoseView
+from .scene import facings
 from ..rig.convert import IMPACT_EVENT
 
 SAVE_VERSION = 1
@@ -115,17 +115,18 @@ class Hud:
     message: str
     menu: list | None       # the player's moves when a choice is wanted
     result: list | None     # the result's lines once the battle is over
+    winner: int | None = None   # and the side that won it
 
 
 class Match:
-    def __init__(self, setup: Setup, roster, cells):
+    def __init__(self, setup: Setup, roster, cells, spots=None):
+        """`spots(side, species)`, if given, is where a species stands on a side
+        (stadium.app.framing); otherwise on its cell."""
         self.setup = setup
         self.roster = roster
-        a, b = (np.asarray(c, float) for c in cells)
-        toward = b - a
-        facing = math.atan2(toward[0], toward[2])       # a rig faces +Z at yaw 0
-        self.positions = (a, b)
-        self.facings = (facing, facing + math.pi)
+        self.cells = tuple(np.asarray(c, float) for c in cells)
+        self.facings = facings(*self.cells)
+        self._spots = spots or (lambda side, species: self.cells[side])
         for team in setup.teams:
             for name in team:
                 roster.load(name)        # a bad pack fails now, not mid-battle
@@ -138,7 +139,7 @@ class Match:
         self.view: PoseView | None = None
         self.views: list[PoseView | None] = [None, None]
         self.graph_log: list[GraphLogEntry] = []
-        self._vacant = [Vacancy(roster.load(team[0]), p) for team, p in zip(setup.teams, self.positions)]
+        self._vacant = [self._vacancy(side, team[0]) for side, team in enumerate(setup.teams)]
 
     # ------------------------------------------------------------ what the renderer reads
 
@@ -152,12 +153,19 @@ class Match:
 
     # ------------------------------------------------------------ the stage (stadium.battle's calls)
 
+    def _vacancy(self, side: int, name: str) -> Vacancy:
+        species = self.roster.load(name)
+        return Vacancy(species, self._spots(side, species))
+
+    def _battler(self, side: int, name: str, pose_path: str, blend: str) -> Battler:
+        species = self.roster.load(name)
+        return Battler(species, self._spots(side, species), self.facings[side],
+                       pose_path=pose_path, blend=blend)
+
     def send_out(self, side: int, name: str) -> None:
         self._retire(side)
-        species = self.roster.load(name)
-        self.battlers[side] = Battler(species, self.positions[side], self.facings[side],
-                                      pose_path=self.setup.pose_paths[side], blend=self.setup.blend)
-        self._vacant[side] = Vacancy(species, self.positions[side])
+        self.battlers[side] = self._battler(side, name, self.setup.pose_paths[side], self.setup.blend)
+        self._vacant[side] = self._vacancy(side, name)
 
     def act(self, side: int, action: str) -> None:
         self.battlers[side].trigger(action)
@@ -238,7 +246,7 @@ class Match:
             ours, theirs = (sum(hp == 0 for hp in s.hp) for s in battle.sides)
             result = [battle.message, f"{battle.turn} turns, {theirs} down, {ours} lost"]
             message = ""
-        return Hud(sides, message, menu, result)
+        return Hud(sides, message, menu, result, battle.winner if result else None)
 
     # ------------------------------------------------------------ saving
 
@@ -255,29 +263,27 @@ class Match:
         return json.dumps(self.save())
 
     @classmethod
-    def load(cls, state: dict, roster, cells) -> "Match":
+    def load(cls, state: dict, roster, cells, spots=None) -> "Match":
         if state.get("version") != SAVE_VERSION:
             raise ValueError(f"a saved match of version {state.get('version')}; "
                              f"this reads version {SAVE_VERSION}")
         setup = Setup.from_dict(state["setup"])
-        self = cls(setup, roster, cells)
+        self = cls(setup, roster, cells, spots)
         self.battle = Battle.from_state(state["battle"])
         self.frame, self.time = int(state["frame"]), float(state["time"])
         for side, saved in enumerate(state["battlers"]):
             if saved is None:
                 continue
-            species = roster.load(saved["species"])
-            b = Battler(species, self.positions[side], self.facings[side],
-                        pose_path=saved["pose_path"], blend=saved["blend"])
+            b = self._battler(side, saved["species"], saved["pose_path"], saved["blend"])
             b.restore(saved)
             self.battlers[side] = b
-        self._vacant = [Vacancy(roster.load(name), p) for name, p in zip(state["vacant"], self.positions)]
+        self._vacant = [self._vacancy(side, name) for side, name in enumerate(state["vacant"])]
         self.graph_log = [GraphLogEntry(**e) for e in state["graph_log"]]
         return self
 
     @classmethod
-    def loads(cls, text: str, roster, cells) -> "Match":
-        return cls.load(json.loads(text), roster, cells)
+    def loads(cls, text: str, roster, cells, spots=None) -> "Match":
+        return cls.load(json.loads(text), roster, cells, spots)
 
     def digest(self) -> str:
         """A hash of everything a frame shows: each rig's skinned vertices and textures,

@@ -19,6 +19,15 @@ from ..rig.pack import ATTACK1, ATTACK2, ENTRANCE, FAINT, FPS, HIT, NO_ANIM, STA
 # before the excess is taken back out, so an entrance or a faint stays in the shot.
 ANCHOR_LIMIT = 0.5
 
+# An entrance comes onto the tile from off it (a drop, a walk, a hop in): that much of
+# its travel shows as authored, and only an excursion beyond it is taken back out.
+ENTRANCE_LIMIT = 2.0
+
+
+def anchor_limit(slot: int) -> float:
+    """How far (body heights) the animation in context slot `slot` may carry a creature."""
+    return ENTRANCE_LIMIT if slot == ENTRANCE else ANCHOR_LIMIT
+
 # Where an attack lands, as a fraction of its animation: the target flinches then.
 IMPACT = 0.45
 
@@ -48,6 +57,14 @@ def place(matrix: np.ndarray, position, yaw: float, scale: float) -> None:
     matrix[1] = (0.0, k, 0.0, 0.0)
     matrix[2] = (s * k, 0.0, c * k, 0.0)
     matrix[3] = (*position, 1.0)
+
+
+def facings(a, b) -> tuple[float, float]:
+    """The yaws of two creatures on cells `a` and `b` facing each other (a rig faces
+    +Z at yaw 0)."""
+    toward = np.asarray(b, float) - np.asarray(a, float)
+    facing = math.atan2(toward[0], toward[2])
+    return facing, facing + math.pi
 
 
 def default_choreography(seed: int = 0) -> tuple[Cue, ...]:
@@ -138,7 +155,7 @@ class Fighter:
             self.flash = 0.0
         rig = self.rig
         rig.pose(self._anim, frame, self._wrap)
-        rig.anchor(ANCHOR_LIMIT, dt)
+        rig.anchor(anchor_limit(self._slot), dt)
         rig.skin(self.yaw)
         rig.textures(self._anim)
 
@@ -147,16 +164,15 @@ class BattleScene:
     """Two fighters facing each other across the battle, driven by a timeline of cues
     until a manual `trigger` takes over."""
 
-    def __init__(self, left, right, positions, *, seed: int = 0, choreography=None):
-        """`left` and `right` are (species, rig) pairs, `positions` their two world spots."""
-        a, b = (np.asarray(p, float) for p in positions)
-        toward = b - a
-        facing = math.atan2(toward[0], toward[2])     # a rig faces +Z at yaw 0
+    def __init__(self, left, right, cells, *, seed: int = 0, choreography=None, spots=None):
+        """`left` and `right` are (species, rig) pairs, `cells` their two world cells;
+        `spots(side, species)`, if given, is where a species stands on a side instead."""
+        self._spots = spots or (lambda side, species: np.asarray(cells[side], float))
+        yaws = facings(*cells)
         rng = np.random.default_rng(seed)
-        self.fighters = (
-            Fighter(*left, a, facing, phase=float(rng.random())),
-            Fighter(*right, b, facing + math.pi, phase=float(rng.random())),
-        )
+        self.fighters = tuple(
+            Fighter(species, rig, self._spots(side, species), yaws[side], phase=float(rng.random()))
+            for side, (species, rig) in enumerate((left, right)))
         self.cues = tuple(sorted(choreography if choreography is not None
                                  else default_choreography(seed), key=lambda c: c.time))
         self.time = 0.0
@@ -173,7 +189,7 @@ class BattleScene:
         """Send a different creature out on `side`; returns the fighter it replaces.
         Like a manual trigger, this ends the scripted timeline."""
         old = self.fighters[side]
-        fighter = Fighter(species, rig, old.position, old.yaw)
+        fighter = Fighter(species, rig, self._spots(side, species), old.yaw)
         self.fighters = tuple(fighter if i == side else f for i, f in enumerate(self.fighters))
         self.trigger(side, "entrance")
         return old

@@ -184,7 +184,8 @@ class BattleRenderer:
         voxel = self.voxel
         voxel.begin(self.backdrop.canvas, self.view_proj, self.camera.eye, shadow_map,
                     sun_dir=hour.sun, tint=hour.tint, shadow_floor=hour.shadow_floor,
-                    glass_tint=hour.glass_tint, glass_glow=hour.glass_glow, clear_rgb=hour.sky)
+                    glass_tint=hour.glass_tint, glass_glow=hour.glass_glow,
+                    water_tint=hour.water_tint, clear_rgb=hour.sky)
         voxel.flash(0.0)
         voxel.seams(look.seams)
         voxel.glass(look.glass)
@@ -227,7 +228,8 @@ class BattleRenderer:
         voxel = self.voxel
         voxel.begin(self.view, self.view_proj, self.camera.eye, shadow_map,
                     sun_dir=hour.sun, tint=hour.tint, shadow_floor=hour.shadow_floor,
-                    glass_tint=hour.glass_tint, glass_glow=hour.glass_glow, clear_rgb=hour.sky)
+                    glass_tint=hour.glass_tint, glass_glow=hour.glass_glow,
+                    water_tint=hour.water_tint, clear_rgb=hour.sky)
         if shadow_map is None:
             self.backdrop.restore(self.view)
         else:

@@ -117,6 +117,13 @@ class Diorama:
         x, z = CELLS[name_or_xz] if isinstance(name_or_xz, str) else name_or_xz
         return np.array([x + 0.5, self.tops[x, z], z + 0.5]) * self.voxel
 
+    def ground(self, x: float, z: float) -> float:
+        """The height of the map's top surface at world (x, z); edges extend outward."""
+        width, depth = self.size
+        i = min(max(int(x / self.voxel), 0), width - 1)
+        k = min(max(int(z / self.voxel), 0), depth - 1)
+        return float(self.tops[i, k]) * self.voxel
+
     def matrix(self) -> np.ndarray:
         """The diorama's model matrix, in GL's column-major byte order."""
         return np.ascontiguousarray(np.diag([self.voxel, self.voxel, self.voxel, 1.0]),

@@ -3,7 +3,8 @@
 Game Boy Color sized tiles with a handful of colours each, so a voxel face seen at
 160 x 144 shows its texture at about one texel a pixel. Alongside the colours the atlas
 carries a glass mask: red is how much a texel reflects the sky (window panes, water),
-green how much it lights up from inside after dark (the windows).
+green how much it lights up from inside after dark (the windows), blue whether it is
+water (lit by the hour's water tint rather than the land's).
 """
 from __future__ import annotations
 
@@ -230,6 +231,7 @@ _TILES = (
     ("brick", _brick, 0, 0),
 )
 NAMES = tuple(name for name, *_ in _TILES)
+WATER = ("water_a", "water_b")
 
 
 def tile_index(name: str) -> int:
@@ -243,7 +245,7 @@ def build(seed: int = 7) -> tuple[np.ndarray, np.ndarray]:
     atlas = np.zeros((rows * TILE, COLUMNS * TILE, 4), np.uint8)
     mask = np.zeros_like(atlas)
     mask[..., 3] = 255
-    for index, (_, paint, reflects, glows) in enumerate(_TILES):
+    for index, (name, paint, reflects, glows) in enumerate(_TILES):
         y, x = divmod(index, COLUMNS)
         cell = (slice(y * TILE, (y + 1) * TILE), slice(x * TILE, (x + 1) * TILE))
         tile = paint(rng)
@@ -252,6 +254,7 @@ def build(seed: int = 7) -> tuple[np.ndarray, np.ndarray]:
             tile[..., :3] == _PALETTE["pane1"], axis=-1)
         mask[cell + (0,)] = np.where(pane, 255, 0) if reflects == "pane" else reflects
         mask[cell + (1,)] = np.where(pane, 255, 0) if glows == "pane" else glows
+        mask[cell + (2,)] = 255 if name in WATER else 0
     return atlas, mask
 
 

@@ -128,7 +128,7 @@ class Voxel3D:
 
     def begin(self, target: Canvas, view_proj, eye, shadow_map: ShadowMap | None, *,
               sun_dir, tint, shadow_floor: float, glass_tint, glass_glow: float,
-              clear_rgb) -> None:
+              water_tint, clear_rgb) -> None:
         """Target `target`, clear it to `clear_rgb`, and set the frame's camera and light."""
         ctx = self.gfx.ctx
         target.use()
@@ -146,6 +146,7 @@ class Voxel3D:
         uniforms["u_shadow_floor"] = shadow_floor
         uniforms["u_glass_tint"] = tuple(glass_tint)
         uniforms["u_glass_glow"] = glass_glow
+        uniforms["u_water_tint"] = tuple(water_tint)
         self._shadows = shadow_map is not None
         if shadow_map is not None:
             for name, layer, unit in (("scenery", shadow_map.scenery, 2),

@@ -394,8 +394,8 @@ class StadiumRig:
         # texture streams advance at 30 Hz even when the bones are drawn at 60.
         self._frame_at = whole
         key = (anim, whole, part)
-        if key == self._pose_key:
-            return
+        if key == self._pose_key and self._applied == (0.0, 0.0, 0.0):
+            return      # already showing exactly this, with no anchor shift to undo
         if part == 0.0:
             features = clip.features[whole]
         else:

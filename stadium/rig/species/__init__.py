@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ...paths import SPECIES
 from .. import pack
 from . import emberlisk, flitwren, gloopet, mosshoof, ripplewyrm, scrapkit
 
 BUILDERS = (flitwren.build, mosshoof.build, emberlisk.build, ripplewyrm.build,
             scrapkit.build, gloopet.build)
 
-ASSETS = Path(__file__).resolve().parents[2] / "assets" / "species"
+ASSETS = SPECIES
 
 
 def build_all() -> list[pack.Species]:

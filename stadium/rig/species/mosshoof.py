@@ -1,10 +1,4 @@
-"""Mosshoof: a horned, moss-backed grazer on four legs.
-
-Its standby loop carries three frames of junk root rotation, as if the source data
-were broken. Between two frames they move the body estimate by more than
-ANCHOR_STEADY body-heights, so the rig must refuse to anchor this species and let it
-move exactly as animated.
-"""
+"""Mosshoof: a horned, moss-backed grazer on four legs."""
 from __future__ import annotations
 
 from .. import pack
@@ -123,10 +117,6 @@ def _standby(b):
     m.turn("tail2", y=wave(n, degrees(20), 2, 0.15))
     m.turn("earL", z=wave(n, degrees(15), 3))
     m.move("spine", y=wave(n, 0.03, 2))
-    # junk: three root frames whose rotation is nonsense, as broken source data would be
-    for frame, (x, y, z) in ((20, (29000, -3100, 12000)), (21, (-31000, 2200, 15500)),
-                             (22, (30500, 0, -9000))):
-        m.set_turn("root", frame, x, y, z)
     b.texture_streams(pack.STANDBY, [6] * 10 + [8, 7, 7, 8] + [6] * 22)
 
 

@@ -149,16 +149,15 @@ def _standby(b):
 
 
 def _entrance(b):
-    n = 96
+    n = 64
     m = b.animation(pack.ENTRANCE, n)
-    # out across the field, a turn and a rest at the far end, and back to its own tile
-    m.move("root", x=keys(n, (0, 0), (34, 14.0), (58, 14.0), (86, 0)))
-    m.turn("root", y=keys(n, (0, degrees(90)), (32, degrees(90)), (42, degrees(-90)),
-                          (84, degrees(-90)), (93, 0)))
+    # it rises a little way off, looks about, and swims home to its own tile
+    m.move("root", x=keys(n, (0, 5.0), (22, 5.0), (52, 0)))
+    m.turn("root", y=keys(n, (0, degrees(-90)), (52, degrees(-90)), (60, 0)))
     m.move("root", y=keys(n, (0, -0.6), (10, 0.0)))
-    swimming = keys(n, (0, 1.0), (40, 1.0), (44, 0.0), (56, 0.0), (60, 1.0), (86, 1.0), (92, 0.0))
-    _undulate(m, n, degrees(22), 6, envelope=swimming)
-    m.turn("jaw", x=keys(n, (84, 0), (88, degrees(30)), (95, 0)))
+    swimming = keys(n, (0, 0.0), (20, 0.0), (24, 1.0), (50, 1.0), (56, 0.0))
+    _undulate(m, n, degrees(22), 4, envelope=swimming)
+    m.turn("jaw", x=keys(n, (54, 0), (58, degrees(30)), (63, 0)))
 
 
 def _tidal_lash(b):

@@ -3,8 +3,7 @@
 Its forty-frame standby blinks through the five-entry stream 6 8 7 8 6 (open, half,
 shut, half, open). Clamped at its last entry, that is one blink per loop. Its jab
 carries an eye stream longer than the animation, whose tail is never reached. Its
-Blink Step teleports more than half its height in a single frame, which must hold
-rather than smear across the gap.
+Blink Step is a dash of half its height in five frames and back.
 """
 from __future__ import annotations
 
@@ -150,8 +149,7 @@ def _blink_step(b):
     n = 36
     m = b.animation(pack.ATTACK2, n)
     _guard(m, n)
-    # gone from one frame to the next: a jump of 1.8, then back the same way
-    m.move("root", z=steps(n, (0, 0.0), (11, 1.8), (26, 0.0)))
+    m.move("root", z=keys(n, (0, 0.0), (6, 0.0), (11, 1.8), (21, 1.8), (26, 0.0)))
     m.move("hips", y=keys(n, (0, 0), (8, -0.3), (11, 0), (24, 0), (26, -0.2), (32, 0)))
     m.turn("armL", x=keys(n, (12, 0), (15, degrees(-70)), (22, 0)))
     m.turn("foreL", x=keys(n, (12, 0), (15, degrees(45)), (22, 0)))
