@@ -41,7 +41,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..core import container, names
-from ..core.builder import Builder
+from ..core.builder import Builder, enter_build
 from .clip import (FLOAT_LINEAR, FLOAT_STEP, FORMAT_MINOR, FORMAT_VERSION, HEADER, MAX_MAGNITUDE,
                    MAX_SAMPLES, PART_R, PART_S, PART_T, AdditiveBasis, Clip, ClipEvent, Encoding,
                    LoopPolicy, is_open, sample_count, sample_times)
@@ -663,13 +663,7 @@ def _named(entries: list[tuple[bytes, float]]) -> tuple[bytes, bytes, list[bytes
 def build_clip(builder: Builder, source: ClipSource) -> bytes:
     """maniBuildClip: builds the clip and keeps it in the builder in place of any file before.
     A missing builder, source or skeleton is a misuse; a refused source is not."""
-    if not isinstance(builder, Builder):
-        raise InvalidError("no builder")
-    builder.enter()
-    if not isinstance(source, ClipSource):
-        raise builder.refuse("not a clip source")
-    if not isinstance(source.skeleton, Skeleton):
-        raise builder.refuse("the source names no opened skeleton")
+    enter_build(builder, source, ClipSource, skeleton=Skeleton)
     data = build(source)
     builder.keep(data, "clip")
     return data

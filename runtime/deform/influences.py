@@ -27,7 +27,7 @@ from typing import Sequence
 import numpy as np
 
 from ..core import container
-from ..core.builder import Builder
+from ..core.builder import Builder, enter_build
 from ..core.container import Container, FileKind, Section
 from ..core.errors import BuildReason, FormatError, InvalidError, LimitError
 from ..core.limits import MAX_BONES
@@ -248,15 +248,8 @@ def build_influences(builder: Builder, source: InfluenceSource) -> bytes:
     """maniBuildInfluences: builds the influences and keeps them in the builder in place of
     any file before. A missing builder, source, skin or list is a misuse; a refused source
     is not."""
-    if not isinstance(builder, Builder):
-        raise InvalidError("no builder")
-    builder.enter()
-    if not isinstance(source, InfluenceSource):
-        raise builder.refuse("not an influence source")
-    if not isinstance(source.skin, Skin):
-        raise builder.refuse("an influence source without an opened skin")
-    if source.offsets is None or source.joints is None or source.weights is None:
-        raise builder.refuse("an influence source without its lists")
+    enter_build(builder, source, InfluenceSource, skin=Skin, offsets=None, joints=None,
+                weights=None)
     data = build(source)
     builder.keep(data, "influences")
     return data
@@ -266,15 +259,8 @@ def build_centers(builder: Builder, source: CenterSource) -> bytes:
     """maniBuildCenters: the influences again with their centers, kept in the builder in
     place of any file before. A missing builder, source, influences, positions or triangles
     is a misuse; a refused source is not."""
-    if not isinstance(builder, Builder):
-        raise InvalidError("no builder")
-    builder.enter()
-    if not isinstance(source, CenterSource):
-        raise builder.refuse("not a center source")
-    if not isinstance(source.influences, Influences):
-        raise builder.refuse("a center source without opened influences")
-    if source.positions is None or source.triangles is None:
-        raise builder.refuse("a center source without positions or triangles")
+    enter_build(builder, source, CenterSource, influences=Influences, positions=None,
+                triangles=None)
     data = build_with_centers(source)
     builder.keep(data, "influences")
     return data

@@ -40,7 +40,7 @@ from typing import Sequence
 import numpy as np
 
 from ..core import container, names
-from ..core.builder import Builder
+from ..core.builder import Builder, enter_build
 from ..core.container import Container, FileKind, Section
 from ..core.errors import BuildReason, CapacityError, FormatError, InvalidError, LimitError
 from ..core.limits import MAX_NAME_BYTES
@@ -163,13 +163,7 @@ def build(source: MorphSource) -> bytes:
 def build_morph_targets(builder: Builder, source: MorphSource) -> bytes:
     """maniBuildMorphTargets: builds the targets and keeps them in the builder in place of
     any file before. A missing builder, source or list is a misuse; a refused source is not."""
-    if not isinstance(builder, Builder):
-        raise InvalidError("no builder")
-    builder.enter()
-    if not isinstance(source, MorphSource):
-        raise builder.refuse("not a morph source")
-    if source.attributes is None or source.channels is None:
-        raise builder.refuse("a morph source without its lists")
+    enter_build(builder, source, MorphSource, attributes=None, channels=None)
     data = build(source)
     builder.keep(data, "morph_targets")
     return data

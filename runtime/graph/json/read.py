@@ -30,10 +30,9 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from ...core.builder import Builder
+from ...core.builder import Builder, enter_build
 from ...core.errors import BuildReason, InvalidError, VersionError
 from ..build.build import build as build_source
-from ..build.build import enter_build
 from ..build.check import parameter_value
 from ..format import f32 as _f
 from .text import Value, dump, parse
@@ -287,7 +286,7 @@ def write_text(source: GraphSource) -> str:
 
 def write_graph_json(builder: Builder, source: GraphSource) -> str:
     """maniWriteGraphJson: the text kept in the builder (kind "text"), for CopyBuilt."""
-    enter_build(builder, source)
+    enter_build(builder, source, GraphSource, skeleton=Skeleton)
     text = write_text(source)
     builder.keep(text.encode("utf-8"), "text")
     return text
@@ -683,11 +682,9 @@ def read_text(text, assets: GraphNamedAssets) -> GraphSource:
 def build_graph_json(builder: Builder, text, assets: GraphNamedAssets) -> bytes:
     """maniBuildGraphJson: the text read, then built as maniBuildGraph builds it, the file kept.
     A missing builder, text or assets (or assets without an opened skeleton) is a misuse."""
-    if not isinstance(builder, Builder):
-        raise InvalidError("no builder")
-    builder.enter()
-    if text is None or not isinstance(assets, GraphNamedAssets) or not isinstance(assets.skeleton, Skeleton):
-        raise builder.refuse("no text, or assets without an opened skeleton")
+    enter_build(builder, assets, GraphNamedAssets, skeleton=Skeleton)
+    if text is None:
+        raise builder.refuse("no text")
     try:
         raw = bytes(memoryview(text).cast("B")) if not isinstance(text, str) else text.encode("utf-8")
     except TypeError:
