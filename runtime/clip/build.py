@@ -46,7 +46,7 @@ from .clip import (FLOAT_LINEAR, FLOAT_STEP, FORMAT_MINOR, FORMAT_VERSION, HEADE
                    MAX_SAMPLES, PART_R, PART_S, PART_T, AdditiveBasis, Clip, ClipEvent, Encoding,
                    LoopPolicy, is_open, sample_count, sample_times)
 from ..core.container import FileKind, Section
-from ..core.errors import BuildReason, InvalidError, LimitError, ManiError
+from ..core.errors import BuildReason, InvalidError, LimitError
 from ..core.limits import NO_BONE, NO_TRACK
 from ..pose.pose import PoseBatch
 from .rootmotion import RootMotionSource, RootRotation, hemisphere_continuous, moves_at, take_out
@@ -371,7 +371,7 @@ def check(source: ClipSource) -> _Checked:
         keys = _keys(tr.times, tr.values, tr.interpolation, None, False, item)
         latest = max(latest, float(keys.times[-1]))
         float_keys.append(keys)
-    float_hashes = _unique(float_names, "float track", place)
+    float_hashes = names.check_unique(float_names, "float track", first=place)
     place += len(float_keys)
 
     discrete_names, discrete_times, discrete_values = [], [], []
@@ -385,7 +385,7 @@ def check(source: ClipSource) -> _Checked:
         latest = max(latest, float(t[-1]))
         discrete_times.append(t)
         discrete_values.append(v)
-    discrete_hashes = _unique(discrete_names, "discrete track", place)
+    discrete_hashes = names.check_unique(discrete_names, "discrete track", first=place)
     place += len(discrete_times)
 
     lists = []
@@ -473,15 +473,6 @@ def check(source: ClipSource) -> _Checked:
         discrete_names=discrete_names, discrete_hashes=discrete_hashes,
         discrete_times=discrete_times, discrete_values=discrete_values,
         events=events, markers=markers, root=root, root_bone=root_bone)
-
-
-def _unique(raw: list[bytes], what: str, base: int) -> list[int]:
-    """names.check_unique with its items counted as places in the source."""
-    try:
-        return names.check_unique(raw, what)
-    except ManiError as exc:
-        raise InvalidError(str(exc), reason=exc.reason, item=base + exc.item,
-                           other=base + exc.other) from None
 
 
 def _discrete_keys(track, item: int) -> tuple[np.ndarray, np.ndarray]:
