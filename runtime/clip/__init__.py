@@ -1,6 +1,6 @@
-"""Clips: built offline (build), opened in place (clip) and sampled (sampling, its search and
-root-motion maths compiled in kernels), played by cursors (cursor), and the root motion taken
-out of them (rootmotion)."""
+"""Clips: built offline (build, from a source that source checks), opened in place (clip) and
+sampled (sampling, its search and root-motion maths compiled in kernels), played by cursors
+(cursor), and the root motion taken out of them (rootmotion)."""
 from . import rootmotion
 from .build import (ChannelPath, ChannelSource, ClipReport, ClipSource, DiscreteTrackSource,
                     FloatTrackSource, Interpolation, build_clip, measure_clip)
