@@ -110,10 +110,10 @@ def unit(m):
 def test_moves_compose_invert_and_raise_to_powers(a, b, k, n):
     a, b = unit(a), unit(b)
     np.testing.assert_allclose(K.compose_moves(a, b), textbook_compose(a, b), atol=1e-12)
-    np.testing.assert_allclose(K.compose_moves(K.inverse_move(a), a), K.IDENTITY_MOVE, atol=1e-12)
-    np.testing.assert_allclose(K.compose_moves(a, K.inverse_move(a)), K.IDENTITY_MOVE, atol=1e-12)
+    np.testing.assert_allclose(K.compose_moves(K.inverse_move(a), a), K.NO_MOTION, atol=1e-12)
+    np.testing.assert_allclose(K.compose_moves(a, K.inverse_move(a)), K.NO_MOTION, atol=1e-12)
     step = a if k >= 0 else K.inverse_move(a)
-    repeated = K.IDENTITY_MOVE
+    repeated = K.NO_MOTION
     for _ in range(abs(k)):
         repeated = textbook_compose(repeated, step)
     np.testing.assert_allclose(K.power_move(a, float(k)), repeated, atol=1e-9)
@@ -126,7 +126,7 @@ def test_a_rotation_of_length_zero_becomes_the_identity():
     product or a lerp makes it."""
     still = (1.0, 2.0, 3.0, 0.0, 0.0, 0.0, 0.0)
     assert K.compose_moves(still, (4.0, 5.0, 6.0, 0.0, 0.0, 0.0, 1.0)) == (5.0, 7.0, 9.0, 0, 0, 0, 1)
-    assert K.compose_moves(K.IDENTITY_MOVE, (1.0, 0, 0, math.nan, 0, 0, 1))[3:] == (0, 0, 0, 1)
+    assert K.compose_moves(K.NO_MOTION, (1.0, 0, 0, math.nan, 0, 0, 1))[3:] == (0, 0, 0, 1)
     opposite = np.array([[0, 0, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 0, -1]], dtype=np.float32)
     assert K.move_at(opposite, 0, 1.0, 1.0, 1, 0.5) == (1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0)
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core.jit import kernel
 
-IDENTITY_MOVE = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0)
+NO_MOTION = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0)
 
 
 # ---- the grid ------------------------------------------------------------------------------------
@@ -120,7 +120,7 @@ def power_move(move, n):
     past any integer type), by squaring."""
     if n < 0:
         move, n = inverse_move(move), -n
-    result = IDENTITY_MOVE
+    result = NO_MOTION
     while n:
         if np.fmod(n, 2.0):
             result = compose_moves(result, move)

@@ -1,7 +1,7 @@
 """The offline side: a builder turns sources into files and keeps the last one.
 
 Each kind's module builds its files with a function taking the builder
-(`skeleton.build_skeleton(builder, source)`, `clip_build.build_clip(builder, source)`, ...);
+(`skeleton.build_skeleton(builder, source)`, `clip.build.build_clip(builder, source)`, ...);
 this module is what they share: the front door every build call goes through (enter_build),
 the guarded allocator and the file kept.
 

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ..clip.kernels import IDENTITY_MOVE as IDENTITY
+from ..clip.kernels import NO_MOTION as IDENTITY
 from ..clip.kernels import compose_moves as compose
 from ..clip.kernels import inverse_move as inverse
 from ..clip.kernels import move_at
