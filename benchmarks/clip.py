@@ -4,7 +4,8 @@ import numpy as np
 from _figures import emit, median_us
 
 import runtime as rt
-from runtime.clip.clip import Clip, ClipCursor
+from runtime.clip.clip import Clip
+from runtime.clip.cursor import ClipCursor
 from runtime.clip.build import ChannelPath, ChannelSource, ClipSource, FloatTrackSource, build_clip
 from runtime.clip.clip import LoopPolicy
 from runtime.clip.rootmotion import RootMotionSource, get_root_motion

@@ -18,9 +18,10 @@ from _figures import emit, median_us
 import runtime as rt
 from runtime import capi
 from runtime.deform.influences import CenterSource, InfluenceSource, Influences
-from runtime.deform.morph import (MorphAttribute, MorphChannelSource, MorphJob, MorphSemantic,
-                                  MorphSource, MorphStream, MorphTargets, MorphTargetSource,
+from runtime.deform.morph import (MorphJob, MorphSemantic, MorphStream, MorphTargets,
                                   apply_morph_targets)
+from runtime.deform.morph_build import (MorphAttribute, MorphChannelSource, MorphSource,
+                                        MorphTargetSource)
 from runtime.samples.humanoid import humanoid_source
 from runtime.deform.skin import Skin, SkinSource
 from runtime.deform.skinning import (SkinJob, SkinStream, StreamKind, palette_to_dual_quaternions,

@@ -10,8 +10,8 @@ from runtime.clip.build import ChannelPath, ChannelSource, ClipSource, DiscreteT
 from runtime.clip.clip import ClipEvent, LoopPolicy
 from runtime.clip.rootmotion import RootMotionSource
 from runtime.deform.influences import CenterSource, InfluenceSource
-from runtime.deform.morph import (MorphAttribute, MorphChannelSource, MorphJob, MorphSemantic,
-                                  MorphSource, MorphStream, MorphTargetSource)
+from runtime.deform.morph import MorphJob, MorphSemantic, MorphStream
+from runtime.deform.morph_build import MorphAttribute, MorphChannelSource, MorphSource, MorphTargetSource
 from runtime.deform.skin import SkinSource
 from runtime.deform.skinning import SkinJob, SkinStream, StreamKind
 from runtime.graph.binding import GraphAssets

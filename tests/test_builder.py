@@ -173,3 +173,39 @@ def test_the_same_source_builds_the_same_bytes():
     a = rt.build_skeleton(rt.Builder(), SOURCE)
     b = rt.build_skeleton(rt.Builder(), SOURCE)
     assert a == b
+
+
+# ---- the front door every build call shares (core.builder.enter_build) -----------------------------
+def _front_doors():
+    """(call, a source of the right kind missing what the build needs) for every build call."""
+    from runtime.graph.json.read import GraphNamedAssets
+    return [
+        (lambda b, s: rt.build_skeleton(b, s), None),
+        (lambda b, s: rt.build_clip(b, s), rt.ClipSource(None)),
+        (lambda b, s: rt.build_skin(b, s), rt.SkinSource(None, [0])),
+        (lambda b, s: rt.build_influences(b, s), rt.InfluenceSource(None, [0], [0], [1.0])),
+        (lambda b, s: rt.build_centers(b, s), rt.CenterSource(None, [], [])),
+        (lambda b, s: rt.build_morph_targets(b, s), rt.MorphSource(1, None, [])),
+        (lambda b, s: rt.build_graph(b, s), rt.GraphSource(None)),
+        (lambda b, s: rt.build_graph_json(b, "{}", s), GraphNamedAssets(None)),
+    ]
+
+
+@pytest.mark.parametrize("door", range(8))
+def test_every_build_call_goes_through_one_front_door(door):
+    call, lacking = _front_doors()[door]
+    with pytest.raises(rt.InvalidError):
+        call(None, lacking)                             # no builder: nothing to count it on
+    builder = rt.Builder()
+    with pytest.raises(rt.InvalidError):
+        call(builder, object())                         # not the call's source: a misuse
+    assert builder.misuse == 1
+    if lacking is not None:
+        with pytest.raises(rt.InvalidError):
+            call(builder, lacking)                      # a source without what the build needs
+        assert builder.misuse == 2
+    misuse = builder.misuse
+    builder.destroy()
+    with pytest.raises(rt.BusyError):
+        call(builder, lacking)
+    assert builder.misuse == misuse + 1

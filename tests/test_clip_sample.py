@@ -9,7 +9,8 @@ import pytest
 import runtime as rt
 from runtime import capi
 from runtime.core import container
-from runtime.clip.clip import CURSOR_HEADER, Clip, ClipCursor, sample_batch
+from runtime.clip.clip import CURSOR_HEADER, Clip, sample_batch
+from runtime.clip.cursor import ClipCursor
 
 from test_clip_fixtures import (R, AdditiveBasis, animated_source, build, grid, humanoid, open_clip,
                                 rich_source, small_skeleton)

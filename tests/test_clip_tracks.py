@@ -6,7 +6,8 @@ import pytest
 
 import runtime as rt
 from runtime import capi
-from runtime.clip.clip import ClipCursor, ClipEvent
+from runtime.clip.clip import ClipEvent
+from runtime.clip.cursor import ClipCursor
 
 from test_clip_fixtures import (STEP, ChannelSource, ClipSource, DiscreteTrackSource,
                                 FloatTrackSource, T, build, grid, linear_keys, open_clip,

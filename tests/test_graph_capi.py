@@ -1,18 +1,16 @@
-"""graph.h and graphbuild.h under their C names: every function listed and complete, the
-constants beside them, and clip segments as the clip finds them."""
+"""graph.h and graphbuild.h under their C names: every function listed and complete, and the
+constants beside them."""
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from runtime import capi
 from runtime.capi import _graph
 from runtime.core.errors import BuildReason as R
 from runtime.graph.build.build import build
-from runtime.graph.evaluate.kernels import segment
 from runtime.graph.source import ClipNode, GraphSource, SyncGroupSource
 
-from test_graph_fixtures import builder, humanoid, locomotion, slots, standard_clips
+from test_graph_fixtures import builder, humanoid, locomotion, slots
 
 SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec" / "functions.tsv"
 GRAPH = ["maniOpenGraph", "maniGraph_GetIdentity", "maniGraph_GetSkeletonIdentity",
@@ -58,17 +56,6 @@ def test_a_sync_group_without_its_name():
         capi.maniBuildGraph(b, GraphSource(humanoid(), [ClipNode(0)], 0, clips=slots("a"),
                                            sync_groups=[SyncGroupSource(None)]))
     assert info.value.reason == R.Count and info.value.item == 0
-
-
-def test_compiled_segments_are_the_clips_own():
-    rng = np.random.default_rng(3)
-    _, clips, _, _ = locomotion()
-    for clip in list(clips.values()) + list(standard_clips().values()):
-        t = np.concatenate([rng.uniform(-0.5, clip.duration + 0.5, 500),
-                            np.arange(clip.sample_count) / clip.sample_rate,
-                            [0.0, clip.duration, np.nan, -0.0, 1e-300, np.inf, -np.inf]])
-        got = [segment(x, clip.sample_rate, clip.duration, clip.sample_count - 1) for x in t.tolist()]
-        assert got == [clip.segment(x) for x in t]
 
 
 def test_a_graph_file_opens_through_capi():

@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 import runtime as rt
 from runtime import capi
 from runtime.core.errors import BuildReason
-from runtime.deform.morph import (MAX_MORPH_ATTRIBUTES, NO_CHANNEL, MorphAttribute,
-                                  MorphChannelSource, MorphJob, MorphSemantic, MorphSource,
-                                  MorphStream, MorphTargetSource, MorphTargets)
+from runtime.deform.morph import (MAX_MORPH_ATTRIBUTES, NO_CHANNEL, MorphJob, MorphSemantic,
+                                  MorphStream, MorphTargets)
+from runtime.deform.morph_build import (MorphAttribute, MorphChannelSource, MorphSource,
+                                        MorphTargetSource)
 
 from test_skin_fixtures import build, builder
 

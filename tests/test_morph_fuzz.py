@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 
 from runtime import capi
-from runtime.deform.morph import (MorphAttribute, MorphChannelSource, MorphSemantic, MorphSource,
-                                  MorphTargetSource)
+from runtime.deform.morph import MorphSemantic
+from runtime.deform.morph_build import (MorphAttribute, MorphChannelSource, MorphSource,
+                                        MorphTargetSource)
 
 from file_fuzzing import check_fields_blamed, check_random_corruption, section_fields
 from test_skin_fixtures import build

@@ -183,7 +183,8 @@ def test_a_million_periods_by_squaring_equal_the_period_composed_a_million_times
     n = 10 ** 6
     by_squaring = capi.maniClip_GetRootMotion(clip, 0.0, float(n))
     # the period in binary64 from the clip's own pieces, not the binary32 move it returns
-    from runtime.clip.rootmotion import _move_at, compose_moves, inverse_move
+    from runtime.clip.kernels import compose_moves, inverse_move
+    from runtime.clip.rootmotion import _move_at
     period = compose_moves(inverse_move(_move_at(clip, 0.0)), _move_at(clip, 1.0))
     np.testing.assert_allclose(capi.maniClip_GetRootMotion(clip, 0.0, 1.0), period, atol=1e-6)
     assert compose_n_times(period, 3) == pytest.approx(compose_py(compose_py(period, period), period))

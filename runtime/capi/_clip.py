@@ -1,6 +1,7 @@
 """clip.h, with build.h's maniBuildClip and maniBuilder_MeasureClip."""
 from ..clip.clip import MAX_SAMPLES as MANI_MAX_SAMPLES
-from ..clip.clip import AdditiveBasis, Clip, ClipCursor, LoopPolicy, ZERO_EVENT, is_open
+from ..clip.clip import AdditiveBasis, Clip, LoopPolicy, ZERO_EVENT, is_open
+from ..clip.cursor import ClipCursor
 from ..clip.build import build_clip, measure_clip
 from ..core.errors import InvalidError
 from ..core.limits import NO_TRACK

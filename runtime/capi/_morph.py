@@ -1,6 +1,6 @@
 """morph.h, and maniBuildMorphTargets of build.h."""
-from ..deform.morph import (NO_CHANNEL, MorphTargets, apply_morph_targets, build_morph_targets,
-                            compute_target_weights)
+from ..deform.morph import NO_CHANNEL, MorphTargets, apply_morph_targets, compute_target_weights
+from ..deform.morph_build import build_morph_targets
 
 from ..deform.morph import MAX_MORPH_ATTRIBUTES as MANI_MAX_MORPH_ATTRIBUTES
 from ..deform.morph import NO_CHANNEL as MANI_NO_CHANNEL

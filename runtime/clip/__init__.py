@@ -1,9 +1,11 @@
-"""Clips: built offline (build), opened in place and sampled (clip), played by cursors, and
-the root motion taken out of them (rootmotion)."""
+"""Clips: built offline (build, from a source that source checks), opened in place (clip) and
+sampled (sampling, its search and root-motion maths compiled in kernels), played by cursors
+(cursor), and the root motion taken out of them (rootmotion)."""
 from . import rootmotion
 from .build import (ChannelPath, ChannelSource, ClipReport, ClipSource, DiscreteTrackSource,
                     FloatTrackSource, Interpolation, build_clip, measure_clip)
-from .clip import AdditiveBasis, Clip, ClipCursor, ClipEvent, LoopPolicy, sample_batch
+from .clip import AdditiveBasis, Clip, ClipEvent, LoopPolicy, sample_batch
+from .cursor import ClipCursor
 from .rootmotion import RootAxes, RootMotionSource, RootRotation
 
 __all__ = ["rootmotion", "ChannelPath", "ChannelSource", "ClipReport", "ClipSource",

@@ -6,7 +6,8 @@ character by the moves it reads between two playhead times, in the character's f
 the move begins, or puts the motion back into a sampled pose (restore).
 
 A move is seven floats: translation x y z, then rotation quaternion x y z w; composing
-(t1, r1) then (t2, r2) gives (t1 + r1 t2, r1 r2). Arithmetic is binary64, results binary32.
+(t1, r1) then (t2, r2) gives (t1 + r1 t2, r1 r2). Arithmetic is binary64 (the moves one at a
+time are clip/kernels.py's, which the graph's update calls too), results binary32.
 """
 from __future__ import annotations
 
@@ -16,9 +17,12 @@ from enum import IntEnum, IntFlag
 
 import numpy as np
 
-from .clip import F32_MAX, Clip, LoopPolicy, is_open
+from .clip import Clip, LoopPolicy, is_open
+from .kernels import compose_moves, inverse_move, power_move
+from .kernels import move_at as _move_at_kernel
+from .kernels import moves_at as _moves_at_kernel
+from .sampling import F32_MAX, seconds
 from ..core.errors import InvalidError
-from ..core.jit import kernel
 from ..core.transform import quat_conj, quat_mul, quat_rotate
 
 MAX_PERIODS = 1 << 32           # a repeating clip's move composes at most this many periods
@@ -62,51 +66,7 @@ def identity_move() -> np.ndarray:
     return IDENTITY_MOVE.copy()
 
 
-# One move at a time is a handful of products, compiled (runtime.core.jit) on 7-tuples of binary64:
-# the clip's queries call them from Python, the graph's update from its kernels.
-Move = tuple  # (tx, ty, tz, qx, qy, qz, qw)
-IDENTITY_TUPLE = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0)
-
-
-@kernel
-def compose_moves(a, b):
-    """a, then b from where a ends: (t_a + r_a t_b, r_a r_b), the rotation renormalized."""
-    ax, ay, az, qx, qy, qz, qw = a
-    bx, by, bz, rx, ry, rz, rw = b
-    cx, cy, cz = 2 * (qy * bz - qz * by), 2 * (qz * bx - qx * bz), 2 * (qx * by - qy * bx)
-    x = qw * rx + qx * rw + qy * rz - qz * ry
-    y = qw * ry - qx * rz + qy * rw + qz * rx
-    z = qw * rz + qx * ry - qy * rx + qz * rw
-    w = qw * rw - qx * rx - qy * ry - qz * rz
-    n = math.sqrt(x * x + y * y + z * z + w * w)
-    if not n > 0:
-        n = 1.0
-    return (ax + bx + qw * cx + qy * cz - qz * cy, ay + by + qw * cy + qz * cx - qx * cz,
-            az + bz + qw * cz + qx * cy - qy * cx, x / n, y / n, z / n, w / n)
-
-
-@kernel
-def inverse_move(a):
-    """The move undoing a."""
-    tx, ty, tz, qx, qy, qz, qw = a
-    t = compose_moves((0.0, 0.0, 0.0, -qx, -qy, -qz, qw), (tx, ty, tz, 0.0, 0.0, 0.0, 1.0))
-    return (-t[0], -t[1], -t[2], -qx, -qy, -qz, qw)
-
-
-@kernel
-def power_move(move, n):
-    """move composed with itself n times, n a whole binary64 number (maybe negative, maybe
-    past any integer type), by squaring."""
-    if n < 0:
-        move, n = inverse_move(move), -n
-    result = IDENTITY_TUPLE
-    while n:
-        if np.fmod(n, 2.0):
-            result = compose_moves(result, move)
-        n = np.floor(n / 2.0)
-        if n:
-            move = compose_moves(move, move)
-    return result
+Move = tuple  # (tx, ty, tz, qx, qy, qz, qw), binary64
 
 
 def _as_move(move, what: str) -> np.ndarray:
@@ -172,23 +132,15 @@ def move_at(clip: Clip, time) -> np.ndarray:
 
 
 def _move_at(clip: Clip, time) -> Move:
-    i, j, f = clip.segment(time)
-    a = clip.moves[i].tolist()
-    b = clip.moves[j].tolist()
-    m = [x + f * (y - x) for x, y in zip(a, b)]
-    n = math.sqrt(m[3] * m[3] + m[4] * m[4] + m[5] * m[5] + m[6] * m[6])
-    if not n > 0:
-        n = 1.0
-    return (m[0], m[1], m[2], m[3] / n, m[4] / n, m[5] / n, m[6] / n)
+    return _move_at_kernel(clip.moves, 0, clip.sample_rate, clip.duration, clip.sample_count - 1,
+                           seconds(time))
 
 
 def moves_at(clip: Clip, times) -> np.ndarray:
     """move_at over an array of times, (m, 7) binary64."""
-    i, j, f = clip.segments(times)
-    a = clip.moves[i].astype(np.float64)
-    b = clip.moves[j].astype(np.float64)
-    out = a + f[:, None] * (b - a)
-    out[:, 3:] /= np.linalg.norm(out[:, 3:], axis=1, keepdims=True)
+    t = np.ascontiguousarray(times, dtype=np.float64).reshape(-1)
+    out = np.empty((t.size, 7))
+    _moves_at_kernel(clip.moves, clip.sample_rate, clip.duration, clip.sample_count - 1, t, out)
     return out
 
 

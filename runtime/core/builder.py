@@ -1,8 +1,9 @@
 """The offline side: a builder turns sources into files and keeps the last one.
 
 Each kind's module builds its files with a function taking the builder
-(`skeleton.build_skeleton(builder, source)`, `clip_build.build_clip(builder, source)`, ...);
-this module is what they share: the guarded allocator and the file kept.
+(`skeleton.build_skeleton(builder, source)`, `clip.build.build_clip(builder, source)`, ...);
+this module is what they share: the front door every build call goes through (enter_build),
+the guarded allocator and the file kept.
 
 A builder allocates through its def's allocator hooks (both or neither). The hooks are the
 host's code running inside a builder call, so a call back into the builder from them is
@@ -44,6 +45,23 @@ class BuilderDef:
 def default_builder_def() -> BuilderDef:
     """maniDefaultBuilderDef: every setting at its default, with a valid cookie."""
     return BuilderDef(cookie=BUILDER_COOKIE)
+
+
+def enter_build(builder, source, kind: type, **needs) -> None:
+    """A build call's front door. No builder is refused (there is nothing to count it on), a
+    busy or destroyed one by Builder.enter; a source not of `kind`, or without one of its
+    `needs` (a field's name = the type its value must be, or None for any value but None),
+    is a misuse, counted. A source the build goes on to refuse is not a misuse."""
+    if not isinstance(builder, Builder):
+        raise InvalidError("no builder")
+    builder.enter()
+    if not isinstance(source, kind):
+        raise builder.refuse(f"not a {kind.__name__}")
+    for name, need in needs.items():
+        value = getattr(source, name)
+        if value is None if need is None else not isinstance(value, need):
+            raise builder.refuse(f"a {kind.__name__} without its {name}"
+                                 + ("" if need is None else f" (an opened {need.__name__})"))
 
 
 def _default_alloc(user, size: int):

@@ -148,7 +148,3 @@ class BusyError(ManiError):
     """A call back into an object from one of its own hooks."""
 
     code = Result.errorBusy
-
-
-ERROR_BY_RESULT = {cls.code: cls for cls in
-                   (InvalidError, CapacityError, FormatError, VersionError, LimitError, BusyError)}

@@ -50,8 +50,12 @@ def hash_name(raw: bytes) -> int:
     return hash64(NAME_HASH_SEED, raw)
 
 
-def check_unique(names: list[bytes], what: str) -> list[int]:
-    """Refuses a name given twice (DuplicateName) or two names of one hash (NameHash)."""
+def check_unique(names: list[bytes], what: str, *, first: int = 0,
+                 other_bits: int = 0) -> list[int]:
+    """Refuses a name given twice (DuplicateName) or two names of one hash (NameHash); their
+    hashes. The refusal's item is the later name's place and other the earlier's, places
+    counted from `first` (where the list starts in its source), other with `other_bits` set
+    (a tag for the list)."""
     seen: dict[int, int] = {}
     hashes = []
     for i, raw in enumerate(names):
@@ -60,7 +64,7 @@ def check_unique(names: list[bytes], what: str) -> list[int]:
         if j is not None:
             reason = BuildReason.DuplicateName if names[j] == raw else BuildReason.NameHash
             raise InvalidError(f"{what} {i}: name {raw!r} clashes with {what} {j}",
-                               reason=reason, item=i, other=j)
+                               reason=reason, item=first + i, other=other_bits | (first + j))
         seen[h] = i
         hashes.append(h)
     return hashes

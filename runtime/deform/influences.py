@@ -27,7 +27,7 @@ from typing import Sequence
 import numpy as np
 
 from ..core import args, container
-from ..core.builder import Builder
+from ..core.builder import Builder, enter_build
 from ..core.container import Container, FileKind, Section
 from ..core.errors import BuildReason, FormatError, InvalidError, LimitError
 from ..core.limits import MAX_BONES
@@ -127,6 +127,18 @@ def build(source: InfluenceSource) -> bytes:
     offsets = _ints(source.offsets, "offsets", BuildReason.Count)
     joints = _ints(source.joints, "joints", BuildReason.Joint)
     weights = _floats(source.weights, "weights")
+    n, steps = _check_offsets(offsets, joints, weights)
+    v, j, w = _weighted(offsets, steps, joints, weights, n, skin.joint_count)
+    blend = None
+    if source.dual_quaternion_weights is not None:
+        blend = _dual_quaternion_weights(source.dual_quaternion_weights, n)
+    slot_joints, slot_weights, counts = _slots(v, j, w, n)
+    return write(skin.identity, skin.joint_count, slot_joints, slot_weights, counts,
+                 None if blend is None else blend.astype("<f4"), None)
+
+
+def _check_offsets(offsets: np.ndarray, joints: np.ndarray, weights: np.ndarray):
+    """The vertex count and each vertex's influence count, the offsets checked (Count)."""
     n = offsets.size - 1
     if n < 1:
         raise InvalidError("influences need a vertex", reason=BuildReason.Count)
@@ -145,11 +157,17 @@ def build(source: InfluenceSource) -> bytes:
     if joints.size != weights.size or offsets[-1] != joints.size:
         raise InvalidError("the joint and weight lists do not end with the offsets",
                            reason=BuildReason.Count, item=n - 1)
+    return n, steps
+
+
+def _weighted(offsets, steps, joints, weights, n: int, joint_count: int):
+    """The influences of weight above 0 as (vertex, joint, weight), each checked: NotFinite,
+    Weight, Joint, then RepeatedJoint, then MAX_INFLUENCES."""
     vertex = np.repeat(np.arange(n), steps)
     place = np.arange(weights.size) - offsets[vertex]
     live = weights > 0
     problem = ~np.isfinite(weights) | (weights < 0) | \
-        (live & ((joints < 0) | (joints >= skin.joint_count)))
+        (live & ((joints < 0) | (joints >= joint_count)))
     if problem.any():
         i = int(np.flatnonzero(problem)[0])
         w = weights[i]
@@ -173,19 +191,26 @@ def build(source: InfluenceSource) -> bytes:
         past = np.sort(p[v == vo])[MAX_INFLUENCES]
         raise LimitError(f"vertex {vo}: {int(counts[vo])} influences past MAX_INFLUENCES",
                          reason=BuildReason.Count, item=vo, other=int(past))
-    blend = None
-    if source.dual_quaternion_weights is not None:
-        blend = _floats(source.dual_quaternion_weights, "dual quaternion weights")
-        if blend.size != n:
-            raise InvalidError(f"{blend.size} dual quaternion weights for {n} vertices",
-                               reason=BuildReason.Count, item=min(blend.size, n))
-        bad = np.flatnonzero(~np.isfinite(blend) | (blend < 0) | (blend > 1))
-        if bad.size:
-            b = int(bad[0])
-            reason = BuildReason.NotFinite if not np.isfinite(blend[b]) else BuildReason.Weight
-            raise InvalidError(f"vertex {b}: dual quaternion weight refused", reason=reason,
-                               item=b)
-    # sorted by vertex, decreasing weight, then joint; summed and divided in binary64
+    return v, j, w
+
+
+def _dual_quaternion_weights(values, n: int) -> np.ndarray:
+    blend = _floats(values, "dual quaternion weights")
+    if blend.size != n:
+        raise InvalidError(f"{blend.size} dual quaternion weights for {n} vertices",
+                           reason=BuildReason.Count, item=min(blend.size, n))
+    bad = np.flatnonzero(~np.isfinite(blend) | (blend < 0) | (blend > 1))
+    if bad.size:
+        b = int(bad[0])
+        reason = BuildReason.NotFinite if not np.isfinite(blend[b]) else BuildReason.Weight
+        raise InvalidError(f"vertex {b}: dual quaternion weight refused", reason=reason,
+                           item=b)
+    return blend
+
+
+def _slots(v, j, w, n: int):
+    """(k, n) slot joints and weights, k a multiple of GROUP: each vertex's influences by
+    decreasing weight, then joint, renormalized in binary64 and rounded; the counts kept."""
     order = np.lexsort((j, -w, v))
     v, j, w = v[order], j[order], w[order]
     sums = np.bincount(v, weights=w, minlength=n)
@@ -204,8 +229,7 @@ def build(source: InfluenceSource) -> bytes:
     slot_weights = np.zeros((k, n), dtype="<f4")
     slot_joints[rank, v] = j
     slot_weights[rank, v] = stored
-    return write(skin.identity, skin.joint_count, slot_joints, slot_weights, counts,
-                 None if blend is None else blend.astype("<f4"), None)
+    return slot_joints, slot_weights, counts
 
 
 def write(skin_identity: int, joint_count: int, slot_joints: np.ndarray, slot_weights: np.ndarray,
@@ -248,15 +272,8 @@ def build_influences(builder: Builder, source: InfluenceSource) -> bytes:
     """maniBuildInfluences: builds the influences and keeps them in the builder in place of
     any file before. A missing builder, source, skin or list is a misuse; a refused source
     is not."""
-    if not isinstance(builder, Builder):
-        raise InvalidError("no builder")
-    builder.enter()
-    if not isinstance(source, InfluenceSource):
-        raise builder.refuse("not an influence source")
-    if not isinstance(source.skin, Skin):
-        raise builder.refuse("an influence source without an opened skin")
-    if source.offsets is None or source.joints is None or source.weights is None:
-        raise builder.refuse("an influence source without its lists")
+    enter_build(builder, source, InfluenceSource, skin=Skin, offsets=None, joints=None,
+                weights=None)
     data = build(source)
     builder.keep(data, "influences")
     return data
@@ -266,15 +283,8 @@ def build_centers(builder: Builder, source: CenterSource) -> bytes:
     """maniBuildCenters: the influences again with their centers, kept in the builder in
     place of any file before. A missing builder, source, influences, positions or triangles
     is a misuse; a refused source is not."""
-    if not isinstance(builder, Builder):
-        raise InvalidError("no builder")
-    builder.enter()
-    if not isinstance(source, CenterSource):
-        raise builder.refuse("not a center source")
-    if not isinstance(source.influences, Influences):
-        raise builder.refuse("a center source without opened influences")
-    if source.positions is None or source.triangles is None:
-        raise builder.refuse("a center source without positions or triangles")
+    enter_build(builder, source, CenterSource, influences=Influences, positions=None,
+                triangles=None)
     data = build_with_centers(source)
     builder.keep(data, "influences")
     return data

@@ -445,3 +445,42 @@ def dual_quaternions(palette, out):
                 out[j, 8 + 4 * row + col] = ((r[row] * a[0, col] + r[3 + row] * a[1, col])
                                              + r[6 + row] * a[2, col])
             out[j, 11 + 4 * row] = 0.0
+
+
+# ---- morph targets ---------------------------------------------------------------------------
+MORPH_FLOOR = np.float32(1e-30)     # added to squared lengths: a zero normal stays zero
+
+
+@kernel
+def morph(source, target, first, end, moves, weights, deltas, indices, renormalize):
+    """target rows [first, end) = source's plus each move's deltas at its target's weight,
+    target by target (none at weight 0), a sparse target's through its vertices within the
+    range; then, to `renormalize`, each row over its length (zero kept zero). binary32, as
+    the numpy code it replaced: each delta times its weight, added."""
+    width = np.uint64(target.shape[1])
+    begin, stop = np.uint64(first), np.uint64(end)       # unsigned: no index wraparound
+    for v in range(begin, stop):
+        for c in range(width):
+            target[v, c] = source[v, c]
+    for m in range(moves.shape[0]):
+        w = weights[moves[m, 0]]
+        if w == 0:
+            continue
+        at, rows = np.uint64(moves[m, 1]), np.uint64(moves[m, 2])
+        if moves[m, 3] == 0:
+            for v in range(begin, stop):
+                for c in range(width):
+                    target[v, c] += deltas[at + v * width + c] * w
+        else:
+            lo = np.uint64(moves[m, 4])
+            mine = indices[lo:lo + rows]
+            for k in range(np.uint64(np.searchsorted(mine, first)),
+                           np.uint64(np.searchsorted(mine, end))):
+                v = np.uint64(mine[k])
+                for c in range(width):
+                    target[v, c] += deltas[at + k * width + c] * w
+    if renormalize:
+        for v in range(begin, stop):
+            x, y, z = target[v, 0], target[v, 1], target[v, 2]
+            length = np.sqrt(((x * x + y * y) + z * z) + MORPH_FLOOR)
+            target[v, 0], target[v, 1], target[v, 2] = x / length, y / length, z / length

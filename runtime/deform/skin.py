@@ -24,7 +24,7 @@ from typing import Sequence
 import numpy as np
 
 from ..core import args, container
-from ..core.builder import Builder
+from ..core.builder import Builder, enter_build
 from ..core.container import Container, FileKind, Section
 from ..core.errors import BuildReason, CapacityError, FormatError, InvalidError, LimitError
 from ..core.limits import MAX_BONES, NO_BONE
@@ -109,15 +109,7 @@ def _bone_joints(joints: np.ndarray, bone_count: int):
 def build_skin(builder: Builder, source: SkinSource) -> bytes:
     """maniBuildSkin: builds the skin and keeps it in the builder in place of any file before.
     A missing builder, source, skeleton or joint list is a misuse; a refused source is not."""
-    if not isinstance(builder, Builder):
-        raise InvalidError("no builder")
-    builder.enter()
-    if not isinstance(source, SkinSource):
-        raise builder.refuse("not a skin source")
-    if not isinstance(source.skeleton, Skeleton):
-        raise builder.refuse("a skin source without an opened skeleton")
-    if source.joints is None:
-        raise builder.refuse("a skin source without joints")
+    enter_build(builder, source, SkinSource, skeleton=Skeleton, joints=None)
     data = build(source)
     builder.keep(data, "skin")
     return data

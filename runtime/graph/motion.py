@@ -3,10 +3,9 @@ clip pass (graph/update/driver.py).
 
 A clip node's tables are flat arrays the binding's clips give once (graph_update.Tables):
 its events' times (`times[lo:hi]`, increasing), its sync markers' times and names (names as
-numbers), its clip's moves (`moves[at:at + samples]`, binary64). Moves are composed,
-inverted and raised to powers by clip/rootmotion.py's operations in their order (binary64, a
-rotation normalized after each lerp and product), so bit for bit as it does, and found on
-clip/clip.py's sample grid; a blend of moves is rootmotion.blend's formula, summed in the moves'
+numbers), its clip's moves (`moves[at:at + samples]`, binary64). A move at a time, composed,
+inverted and raised to powers is clip/kernels.py's, the clip's own root motion's, so bit for
+bit as the clip gives it; a blend of moves is rootmotion.blend's formula, summed in the moves'
 order. A node's loop mode (which may differ from its clip's) decides the wraps, a count of
 periods being a whole binary64 number (a step of any length has one).
 """
@@ -16,12 +15,12 @@ import math
 
 import numpy as np
 
-from .evaluate.kernels import segment
+from ..clip.kernels import NO_MOTION as IDENTITY
+from ..clip.kernels import compose_moves as compose
+from ..clip.kernels import inverse_move as inverse
+from ..clip.kernels import move_at
+from ..clip.kernels import power_move as power
 from ..core.jit import kernel
-from ..clip.rootmotion import IDENTITY_TUPLE as IDENTITY
-from ..clip.rootmotion import compose_moves as compose
-from ..clip.rootmotion import inverse_move as inverse
-from ..clip.rootmotion import power_move as power
 
 _MOST = 1.7976931348623157e308          # a count of periods past binary64's range counts this many
 
@@ -160,37 +159,6 @@ def _list(out, at, run, first, stop, step):
 
 # ---- root motion -----------------------------------------------------------------------------------------
 @kernel
-def move_at(moves, at, rate, duration, last, t):
-    """The root bone's move at a clip time (rootmotion.move_at), from the clip's moves at
-    moves[at:]."""
-    i, j, f = segment(t, rate, duration, last)
-    a, b = moves[at + i], moves[at + j]
-    x, y, z = a[0] + f * (b[0] - a[0]), a[1] + f * (b[1] - a[1]), a[2] + f * (b[2] - a[2])
-    qx, qy, qz, qw = (a[3] + f * (b[3] - a[3]), a[4] + f * (b[4] - a[4]), a[5] + f * (b[5] - a[5]),
-                      a[6] + f * (b[6] - a[6]))
-    n = math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
-    return (x, y, z, qx / n, qy / n, qz / n, qw / n)
-
-
-@kernel
-def relative(a, b):
-    """inverse(a) composed with b: the move from where a ends to where b ends, in a's frame."""
-    ax, ay, az, aw = -a[3], -a[4], -a[5], a[6]          # a's rotation, inverted
-    vx, vy, vz = b[0] - a[0], b[1] - a[1], b[2] - a[2]
-    cx, cy, cz = 2 * (ay * vz - az * vy), 2 * (az * vx - ax * vz), 2 * (ax * vy - ay * vx)
-    tx = vx + aw * cx + (ay * cz - az * cy)
-    ty = vy + aw * cy + (az * cx - ax * cz)
-    tz = vz + aw * cz + (ax * cy - ay * cx)
-    bx, by, bz, bw = b[3], b[4], b[5], b[6]
-    qx = aw * bx + ax * bw + ay * bz - az * by
-    qy = aw * by - ax * bz + ay * bw + az * bx
-    qz = aw * bz + ax * by - ay * bx + az * bw
-    qw = aw * bw - ax * bx - ay * by - az * bz
-    n = math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
-    return (tx, ty, tz, qx / n, qy / n, qz / n, qw / n)
-
-
-@kernel
 def clip_move(moves, at, rate, duration, last, old, new, wraps):
     """The move a clip node makes from one playhead to another across `wraps` periods
     (signed), in the character's frame where it begins; at < 0 for a clip without root
@@ -198,8 +166,8 @@ def clip_move(moves, at, rate, duration, last, old, new, wraps):
     if at < 0:
         return IDENTITY
     if not wraps:
-        return relative(move_at(moves, at, rate, duration, last, old),
-                        move_at(moves, at, rate, duration, last, new))
+        return compose(inverse(move_at(moves, at, rate, duration, last, old)),
+                       move_at(moves, at, rate, duration, last, new))
     to_start = inverse(move_at(moves, at, rate, duration, last, 0.0))
     period = compose(to_start, move_at(moves, at, rate, duration, last, duration))
     xa = compose(to_start, move_at(moves, at, rate, duration, last, old))

@@ -22,7 +22,7 @@ from typing import Sequence
 import numpy as np
 
 from ..core import args, container, names
-from ..core.builder import Builder
+from ..core.builder import enter_build
 from ..core.container import Container, FileKind, Section
 from ..core.errors import BuildReason, FormatError, InvalidError, LimitError
 from ..core.limits import MAX_BONES, NO_BONE
@@ -118,11 +118,7 @@ def build(source: SkeletonSource) -> tuple[bytes, np.ndarray]:
 def build_skeleton(builder, source: SkeletonSource) -> bytes:
     """maniBuildSkeleton: builds the file and keeps it in the builder (with where each
     source bone went); a missing source is a misuse, a refused one is not."""
-    if not isinstance(builder, Builder):
-        raise InvalidError("no builder")
-    builder.enter()
-    if not isinstance(source, SkeletonSource):
-        raise builder.refuse("not a skeleton source")
+    enter_build(builder, source, SkeletonSource)
     data, order = build(source)
     builder.keep(data, "skeleton", source_order=order)
     return data

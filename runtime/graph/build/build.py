@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...core import container, names
-from ...core.builder import Builder
+from ...core.builder import Builder, enter_build
 from ...core.container import FileKind, Section
 from ...core.errors import BuildReason, InvalidError, LimitError, ManiError
 from .check import Lists, check_lists, in_subgraph, whole
@@ -430,21 +430,9 @@ def build(source: GraphSource) -> bytes:
     return write(check(source))
 
 
-def enter_build(builder: Builder, source) -> None:
-    """A builder call's start: a missing builder, source or skeleton is a misuse (a refused
-    source is not)."""
-    if not isinstance(builder, Builder):
-        raise InvalidError("no builder")
-    builder.enter()
-    if not isinstance(source, GraphSource):
-        raise builder.refuse("not a graph source")
-    if not isinstance(source.skeleton, Skeleton):
-        raise builder.refuse("the source names no opened skeleton")
-
-
 def build_graph(builder: Builder, source: GraphSource) -> bytes:
     """maniBuildGraph: builds and keeps the file in the builder in place of any before."""
-    enter_build(builder, source)
+    enter_build(builder, source, GraphSource, skeleton=Skeleton)
     data = build(source)
     builder.keep(data, "graph")
     return data

@@ -220,14 +220,6 @@ def _asset_slot(s, i: int, skeleton, reason, bit: int, what: str, clip_count: in
     return Slot(raw, s.asset, identity, 0, tuple(clips))
 
 
-def _unique(raws: list[bytes], what: str, bit: int) -> None:
-    try:
-        names.check_unique(raws, what)
-    except ManiError as exc:
-        raise InvalidError(str(exc), reason=exc.reason, item=exc.item,
-                           other=bit << LIST_SHIFT | exc.other) from None
-
-
 def _listed(value, bit: int, limit: int):
     if value is None:
         raise InvalidError("a list not given", reason=BuildReason.Count, item=0, other=bit)
@@ -247,17 +239,19 @@ def check_lists(source, skeleton) -> Lists:
     out = Lists()
     for i, p in enumerate(_listed(source.parameters, LIST_PARAMETERS, MAX_GRAPH_PARAMETERS)):
         out.parameters.append(check_parameter(p, i))
-    _unique([p.raw for p in out.parameters], "parameter", LIST_PARAMETERS)
+    names.check_unique([p.raw for p in out.parameters], "parameter",
+                       other_bits=LIST_PARAMETERS << LIST_SHIFT)
     for i, s in enumerate(_listed(source.clips, LIST_CLIPS, MAX_GRAPH_CLIPS)):
         out.clips.append(_clip_slot(s, i, skeleton))
-    _unique([s.raw for s in out.clips], "clip slot", LIST_CLIPS)
+    names.check_unique([s.raw for s in out.clips], "clip slot",
+                       other_bits=LIST_CLIPS << LIST_SHIFT)
     for i, g in enumerate(_listed(source.sync_groups, LIST_SYNC_GROUPS, MAX_GRAPH_SYNC_GROUPS)):
         if not isinstance(g, SyncGroupSource) or g.name is None:
             raise InvalidError(f"sync group {i} without its name", reason=BuildReason.Count,
                                item=i, other=LIST_SYNC_GROUPS)
         out.sync_groups.append(names.name_bytes(g.name, "sync group", i,
                                                 reason_other=LIST_SYNC_GROUPS << LIST_SHIFT))
-    _unique(out.sync_groups, "sync group", LIST_SYNC_GROUPS)
+    names.check_unique(out.sync_groups, "sync group", other_bits=LIST_SYNC_GROUPS << LIST_SHIFT)
     for attr, bit, limit, reason, what in (
             ("databases", LIST_DATABASES, MAX_GRAPH_DATABASES, BuildReason.Database, "database"),
             ("models", LIST_MODELS, MAX_GRAPH_MODELS, BuildReason.Model, "model"),
@@ -265,7 +259,7 @@ def check_lists(source, skeleton) -> Lists:
              "spring set")):
         slots = [_asset_slot(s, i, skeleton, reason, bit, what, len(out.clips))
                  for i, s in enumerate(_listed(getattr(source, attr), bit, limit))]
-        _unique([s.raw for s in slots], f"{what} slot", bit)
+        names.check_unique([s.raw for s in slots], f"{what} slot", other_bits=bit << LIST_SHIFT)
         setattr(out, attr, slots)
     mirror = source.mirror_map
     if mirror is not None:

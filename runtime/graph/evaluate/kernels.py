@@ -17,8 +17,9 @@ subset of bones agree bit for bit.
 The formulas are pose/blend.py's (blend_poses, add_layers), in binary32: a blend's translations
 and scales are weighted sums, its rotations summed each on the arc that agrees with the sum
 so far, then normalized; a difference adds t + w d_t, r nlerp(1, d_r, w) (the short way),
-s (1 + w (d_s - 1)). A clip's two samples are interpolated as clip/clip.py's batched path does,
-the nlerp's length taken from the samples' dot products.
+s (1 + w (d_s - 1)). A clip's two samples are found by the clip's own search (clip/kernels.py)
+and interpolated as clip/sampling.py's batched path does, the nlerp's length taken from the
+samples' dot products.
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ import math
 import numpy as np
 
 from ..source import Curve
+from ...clip.kernels import segment
 from ...core.jit import kernel
 
 _0 = np.float32(0.0)
@@ -61,27 +63,6 @@ def curve(kind, t):
     if kind == EASE_OUT:
         return 1.0 - (1.0 - t) * (1.0 - t)
     return t
-
-
-@kernel
-def segment(t, rate, duration, last):
-    """clip.segment with a clip's rate, duration and last sample, by its own operations in its
-    order: the samples around a time and how far from the first to the second (0 to 1). NaN
-    is 0; times clamp to the clip."""
-    if not t > 0.0:
-        return (0, 1, 0.0) if last else (0, 0, 0.0)
-    if t >= duration or not last:
-        return (last - 1, last, 1.0) if last else (0, 0, 0.0)
-    i = int(t * rate)
-    if i >= last:
-        i = last - 1
-    t1 = (i + 1) / rate if i + 1 < last else duration
-    if t >= t1 and i + 1 < last:
-        i += 1
-        t1 = (i + 1) / rate if i + 1 < last else duration
-    t0 = i / rate
-    f = (t - t0) / (t1 - t0)
-    return i, i + 1, (0.0 if f < 0.0 else 1.0 if f > 1.0 else f)
 
 
 @kernel

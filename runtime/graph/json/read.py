@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from ...core.builder import Builder
+from ...core.builder import Builder, enter_build
 from ...core.errors import BuildReason, InvalidError, VersionError
 from ..build.build import build as build_source
 from ..format import f32 as _f
@@ -443,11 +443,9 @@ def read_text(text, assets: GraphNamedAssets) -> GraphSource:
 def build_graph_json(builder: Builder, text, assets: GraphNamedAssets) -> bytes:
     """maniBuildGraphJson: the text read, then built as maniBuildGraph builds it, the file kept.
     A missing builder, text or assets (or assets without an opened skeleton) is a misuse."""
-    if not isinstance(builder, Builder):
-        raise InvalidError("no builder")
-    builder.enter()
-    if text is None or not isinstance(assets, GraphNamedAssets) or not isinstance(assets.skeleton, Skeleton):
-        raise builder.refuse("no text, or assets without an opened skeleton")
+    enter_build(builder, assets, GraphNamedAssets, skeleton=Skeleton)
+    if text is None:
+        raise builder.refuse("no text")
     try:
         raw = bytes(memoryview(text).cast("B")) if not isinstance(text, str) else text.encode("utf-8")
     except TypeError:

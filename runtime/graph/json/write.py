@@ -4,9 +4,9 @@ binary32.
 """
 from __future__ import annotations
 
-from ...core.builder import Builder
+from ...core.builder import Builder, enter_build
+from ...pose.skeleton import Skeleton
 from ..build.build import build as build_source
-from ..build.build import enter_build
 from ..build.check import parameter_value
 from ..format import f32 as _f
 from .form import (CURVES, ENTRIES, FORM_VERSION, INTERRUPTIONS, KINDS, LOOPS, METHODS, OPS, TYPE_NAMES,
@@ -228,7 +228,7 @@ def write_text(source: GraphSource) -> str:
 
 def write_graph_json(builder: Builder, source: GraphSource) -> str:
     """maniWriteGraphJson: the text kept in the builder (kind "text"), for CopyBuilt."""
-    enter_build(builder, source)
+    enter_build(builder, source, GraphSource, skeleton=Skeleton)
     text = write_text(source)
     builder.keep(text.encode("utf-8"), "text")
     return text

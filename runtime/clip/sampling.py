@@ -1,0 +1,314 @@
+"""Sampling a clip: the grid searched (clip/kernels.py), two samples interpolated into a pose,
+a pose's bones, many poses at once, and the float and discrete tracks at a time.
+
+ClipSampling is the sampling half of Clip (clip/clip.py): it reads the arrays the view's open
+copied out and checked, so nothing here checks the file again. The batched path and the
+single one interpolate alike (lerp, then the rotations normalized by the length the samples'
+dot products give), the single one in place in the pose, the batched one over contiguous
+(m, B, 10) rows, since contiguous passes are faster than strided ones.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import kernels
+from ..core.errors import CapacityError, InvalidError
+from ..core.transform import IDENTITY
+from ..pose.pose import Pose, PoseBatch
+from ..pose.skeleton import Skeleton
+
+F32_MAX = float(np.finfo(np.float32).max)
+
+
+def seconds(time) -> float:
+    """A time argument as a float; InvalidError for something that is not a number."""
+    try:
+        return float(time)
+    except (TypeError, ValueError):
+        raise InvalidError(f"time {time!r} is not a number") from None
+
+
+def to_f32(x: float) -> np.float32:
+    """A time as the C API's float holds it: rounded to binary32, past its range infinite."""
+    if math.isfinite(x) and abs(x) > F32_MAX:
+        x = math.copysign(math.inf, x)
+    return np.float32(x)
+
+
+class _Scratch:
+    """Per-thread working arrays of one clip's sampling, so a frame allocates nothing and two
+    threads sampling one clip never share them."""
+
+    def __init__(self, b: int, f: int):
+        self.rows = np.empty((b, 10), dtype=np.float32)
+        self.norm = np.empty(b, dtype=np.float32)
+        self.norm_col = self.norm[:, None]
+        self.weights = np.empty(f, dtype=np.float32)
+        self.floats = np.empty(f, dtype=np.float32)
+
+
+class _BatchScratch:
+    """Per-thread working arrays of the batched path for one batch size, kept so a frame
+    allocates (and page-faults) nothing."""
+
+    def __init__(self, m: int, b: int):
+        self.m = m
+        self.a = np.empty((m, b, 10), dtype=np.float32)
+        self.v = np.empty((m, b, 10), dtype=np.float32)
+        self.length = np.empty((m, b), dtype=np.float32)
+        self._full = None
+
+    def full(self, n: int) -> np.ndarray:
+        """(m, n, 10): whole poses, for a clip that tracks some of the bones."""
+        if self._full is None or self._full.shape[1] != n:
+            self._full = np.empty((self.m, n, 10), dtype=np.float32)
+        return self._full
+
+
+class ClipSampling:
+    """Clip's sampling (maniClip_Sample, SampleBones, SampleFloats, GetDiscreteValue, and the
+    batched path), over the arrays its open set: _samples (S, B, 10), _dots (S - 1, B),
+    _floats (S, F), _bones, the float tracks' modes and the discrete keys."""
+
+    # ---- the grid
+    def segment(self, time) -> tuple[int, int, float]:
+        """The samples around a time clamped to [0, duration] (NaN as 0), and how far from the
+        first to the second (0 to 1). A time on the grid gives its own sample with 0."""
+        return kernels.segment(seconds(time), self.sample_rate, self.duration, self._last)
+
+    def segments(self, times) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """segment() over an array of times: first samples, second samples, float32 fractions."""
+        t = np.ascontiguousarray(times, dtype=np.float64)
+        flat = t.reshape(-1)
+        i = np.empty(flat.size, dtype=np.intp)
+        j = np.empty(flat.size, dtype=np.intp)
+        f = np.empty(flat.size, dtype=np.float32)
+        kernels.segments(flat, self.sample_rate, self.duration, self._last, i, j, f)
+        return i.reshape(t.shape), j.reshape(t.shape), f.reshape(t.shape)
+
+    # ---- sampling
+    def _scratch(self) -> _Scratch:
+        s = getattr(self._tls, "s", None)
+        if s is None:
+            s = self._tls.s = _Scratch(self.tracked_bone_count, self.float_track_count)
+        return s
+
+    def _skeleton(self, skeleton) -> tuple:
+        """Refuses a skeleton that is not the clip's; (bone count, tracked row of each bone or
+        -1, identity locals, whether every bone is tracked) for one that is."""
+        if not isinstance(skeleton, Skeleton):
+            raise InvalidError("not an opened skeleton")
+        if skeleton.identity != self.skeleton_identity:
+            raise InvalidError("a skeleton that is not the clip's")
+        bound = self._bound
+        n = skeleton.bone_count
+        if bound is None or bound[0] != n:
+            if self._reach > n:
+                raise InvalidError("a skeleton that is not the clip's (the clip animates bones "
+                                   "past it)")
+            where = np.full(n, -1, dtype=np.intp)
+            where[self._bones] = np.arange(self.tracked_bone_count)
+            bound = self._bound = (n, where, np.tile(IDENTITY, (n, 1)),
+                                   self.tracked_bone_count == n)
+        return bound
+
+    def _batch_scratch(self, m: int) -> "_BatchScratch":
+        s = getattr(self._tls, "batch", None)
+        if s is None or s.m != m:
+            s = self._tls.batch = _BatchScratch(m, self.tracked_bone_count)
+        return s
+
+    def check_target(self, skeleton, pose) -> tuple:
+        """Refuses a skeleton that is not the clip's, or a pose not of it."""
+        bound = self._skeleton(skeleton)
+        if not isinstance(pose, Pose):
+            raise InvalidError("not a pose")
+        if not pose.of(skeleton):
+            raise InvalidError("a pose of another skeleton")
+        return bound
+
+    def _write(self, a: np.ndarray, b: np.ndarray, i: int, f: float, skeleton: Skeleton,
+               bound: tuple, locals_: np.ndarray) -> None:
+        """Interpolates two (B, 10) sample rows (samples i and i + 1) into a pose's locals: lerp,
+        then the rotation columns normalized (nlerp); untracked bones take the rest (or the
+        identity). nlerp's length comes from the samples' dot products, kept at the open:
+        |a + f (b - a)|^2 = 1 - c (1 - a.b) with c = 2 f (1 - f), so no reduction runs over
+        the strided rotation columns, and a time on the grid reads its sample exactly."""
+        s = self._scratch()
+        whole = bound[3]
+        dst = locals_ if whole else s.rows
+        np.subtract(b, a, out=dst)
+        np.multiply(dst, f, out=dst)
+        np.add(dst, a, out=dst)
+        c = 2.0 * f * (1.0 - f)
+        if c:
+            np.multiply(self._dots[i], c, out=s.norm)
+            np.add(s.norm, 1.0 - c, out=s.norm)
+            np.sqrt(s.norm, out=s.norm)
+            q = dst[:, 3:7]
+            np.divide(q, s.norm_col, out=q)
+        if not whole:
+            np.copyto(locals_, bound[2] if self.is_additive else skeleton.rests)
+            locals_[self._bones] = dst
+
+    def sample(self, skeleton: Skeleton, time, out: Pose) -> None:
+        """maniClip_Sample: every bone's local at a time (clamped, NaN as 0); the model stale.
+
+        An additive clip writes a difference (untracked bones the identity), any other a pose
+        (untracked bones the skeleton's rest).
+        """
+        bound = self.check_target(skeleton, out)
+        i, j, f = self.segment(time)
+        self._sample_rows(self._samples[i], self._samples[j], i, f, skeleton, bound, out)
+
+    def _sample_rows(self, a: np.ndarray, b: np.ndarray, i: int, f: float, skeleton: Skeleton,
+                     bound: tuple, out: Pose) -> None:
+        """sample() from samples i and i + 1 as given (the clip's, or a cursor's copies)."""
+        if self._mutable:
+            with np.errstate(all="ignore"):
+                self._write(a, b, i, f, skeleton, bound, out.locals)
+        else:
+            self._write(a, b, i, f, skeleton, bound, out.locals)
+        out.mark_kind(self.is_additive)
+
+    def sample_bones(self, skeleton: Skeleton, time, bones, out: Pose) -> None:
+        """maniClip_SampleBones: only the given bones (increasing), every other local kept.
+
+        The pose must be of the clip's kind (a difference for an additive clip), since a pose
+        holding both kinds would mean nothing; the pose is unchanged on failure.
+        """
+        n, where, identity, _ = self.check_target(skeleton, out)
+        if bones is None:
+            raise InvalidError("no bones")
+        try:
+            sel = np.asarray(bones, dtype=np.int64).reshape(-1)
+        except (TypeError, ValueError, OverflowError):
+            raise InvalidError("bones not whole numbers") from None
+        if sel.size and (sel[0] < 0 or sel[-1] >= n or (np.diff(sel) <= 0).any()):
+            raise InvalidError("bones out of range or not increasing")
+        if out.is_difference != self.is_additive:
+            raise InvalidError("a difference pose for a pose clip, or a pose for an additive clip")
+        i, j, f = self.segment(time)
+        rows = where[sel]
+        tracked = rows >= 0
+        with np.errstate(all="ignore"):
+            a = self._samples[i][rows[tracked]]
+            v = a + np.float32(f) * (self._samples[j][rows[tracked]] - a)
+            c = 2.0 * f * (1.0 - f)
+            if c:
+                v[:, 3:7] /= np.sqrt(1.0 - c + c * self._dots[i][rows[tracked]])[:, None]
+        base = identity if self.is_additive else skeleton.rests
+        untracked = sel[~tracked]
+        out.locals[untracked] = base[untracked]
+        out.locals[sel[tracked]] = v
+        out.mark_stale()
+
+    def sample_batch(self, skeleton: Skeleton, times, batch: PoseBatch, rows=None) -> None:
+        """Samples many poses of one skeleton at their own times in one pass: `times[k]` into
+        pose `rows[k]` of the batch (every pose in order without rows). As sample() per pose."""
+        n, _, identity, whole = self._skeleton(skeleton)
+        if not isinstance(batch, PoseBatch) or batch.skeleton_identity != skeleton.identity \
+                or batch.locals.shape[1] != n:
+            raise InvalidError("not a batch of the clip's skeleton")
+        m = batch.locals.shape[0]
+        try:
+            t = np.asarray(times, dtype=np.float64).reshape(-1)
+            if rows is not None:
+                rows = np.asarray(rows, dtype=np.intp).reshape(-1)
+        except (TypeError, ValueError, OverflowError):
+            raise InvalidError("times and rows are numbers") from None
+        if rows is not None:
+            if rows.size and (rows.min() < 0 or rows.max() >= m):
+                raise InvalidError("rows past the batch")
+            if rows.size != t.size:
+                raise InvalidError(f"{t.size} times for {rows.size} rows")
+        elif t.size != m:
+            raise InvalidError(f"{t.size} times for {m} poses")
+        i, j, f = self.segments(t)
+        sc = self._batch_scratch(t.size)
+        a, v, length = sc.a, sc.v, sc.length
+        with np.errstate(all="ignore"):
+            np.take(self._samples, i, axis=0, out=a, mode="clip")
+            np.take(self._samples, j, axis=0, out=v, mode="clip")
+            flat_a, flat_v = a.reshape(t.size, -1), v.reshape(t.size, -1)
+            np.subtract(flat_v, flat_a, out=flat_v)
+            np.multiply(flat_v, f[:, None], out=flat_v)
+            np.add(a, v, out=a)     # here rather than in the poses: contiguous passes are faster
+            if self._last:
+                # nlerp's length from the rows' dot products, without a reduction over the
+                # strided rotation columns: |a + f (b - a)|^2 = 1 - c (1 - a.b), c = 2 f (1 - f)
+                np.take(self._dots, i, axis=0, out=length, mode="clip")
+                c = (2.0 * f * (1.0 - f))[:, None]
+                np.multiply(length, c, out=length)
+                np.add(length, 1.0 - c, out=length)
+                np.sqrt(length, out=length)
+                q = a[..., 3:7]
+                for k in range(4):
+                    np.divide(q[..., k], length, out=q[..., k])
+            if not whole:
+                full = sc.full(n)
+                full[...] = identity if self.is_additive else skeleton.rests
+                full[:, self._bones] = a
+                a = full
+            if rows is None:
+                np.copyto(batch.locals, a)
+            else:
+                batch.locals[rows] = a
+        batch.mark_kind(self.is_additive, rows)
+
+    # ---- float tracks
+    def _floats_into(self, a: np.ndarray, b: np.ndarray, f: float, out: np.ndarray) -> None:
+        s = self._scratch()
+        w = s.weights
+        if self._has_step:
+            held = 1.0 if f >= 1.0 else 0.0
+            np.multiply(self._linear, f - held, out=w)
+            np.add(w, held, out=w)
+        else:
+            w.fill(f)
+        np.subtract(b, a, out=s.floats)
+        np.multiply(s.floats, w, out=s.floats)
+        np.add(s.floats, a, out=out)
+
+    def _float_out(self, out) -> np.ndarray:
+        f = self.float_track_count
+        if out is None:
+            return np.empty(f, dtype=np.float32)
+        if not isinstance(out, np.ndarray) or out.dtype != np.float32 or out.ndim != 1:
+            raise InvalidError("values must be a one-dimensional float32 array")
+        if out.size < f:
+            raise CapacityError(f"{out.size} values for {f} tracks", count=f)
+        return out
+
+    def sample_floats(self, time, out: np.ndarray | None = None) -> np.ndarray:
+        """maniClip_SampleFloats: every float track at a time, clamped as sampling clamps it; a
+        linear track interpolates, a step track holds the sample at or before the time. Into
+        `out` (float32) when given: CapacityError with .count when it is short, nothing written."""
+        dst = self._float_out(out)
+        i, j, f = self.segment(time)
+        with np.errstate(all="ignore"):
+            self._floats_into(self._floats[i], self._floats[j], f, dst[:self.float_track_count])
+        return dst
+
+    def sample_floats_batch(self, times) -> np.ndarray:
+        """sample_floats at many times at once: (m, F) float32."""
+        i, j, f = self.segments(times)
+        with np.errstate(all="ignore"):
+            a = self._floats[i]
+            w = np.where(self._step, (f >= 1.0)[:, None], f[:, None]).astype(np.float32)
+            return a + w * (self._floats[j] - a)
+
+    # ---- discrete tracks
+    def discrete_value(self, track: int, time) -> int:
+        """maniClip_GetDiscreteValue: the last key at or before the time, else the first key
+        (NaN as 0); 0 for a track past the count."""
+        if not 0 <= track < self.discrete_track_count:
+            return 0
+        a, b = self._key_off[track], self._key_off[track + 1]
+        t = seconds(time)
+        k = int(np.searchsorted(self._key_times[a:b], to_f32(0.0 if math.isnan(t) else t),
+                                side="right")) - 1
+        return int(self._key_values[a + max(k, 0)])
+
