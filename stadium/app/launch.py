@@ -38,7 +38,8 @@ def run(options: Options, *, headless_only: bool, scale: int,
     """
     roster = roster or Roster()
     jit.on_first_compile(lambda: print("run_battle: compiling the runtime's kernels, once for "
-                                       "this machine (up to a minute)", flush=True))
+                                       "these sources on this machine (up to a minute)",
+                                       flush=True))
     try:
         if options.mode == "show" and options.species is None:
             options.species = default_species(roster)
