@@ -25,11 +25,10 @@ Per-joint tables, a row a joint, that the methods sum:
   the linear method works out vertex by vertex, the same bits, once a joint.
 
 A call moves one position, one normal and two direction streams at most, each a source
-and a target (vertices, 3) float32 array of any row stride, or None where there is none; it
-reads every source of a vertex before it writes any target, so a target may be its own
-source. Each method has a kernel of its own (SKIN), and each kernel compiles once for each
-mix of streams and layouts it meets (a C-contiguous array and a strided view are two
-types), then loads from the cache.
+and a target (vertices, 3) float32 array of any row stride, or an empty one where there is
+none; it reads every source of a vertex before it writes any target, so a target may be its
+own source. Each method has a kernel of its own (SKIN) of one signature (PASS: tables
+C-contiguous, streams of any stride, an absent table or stream empty), compiled once.
 
 Written for numba's code generation: device functions take scalars and tuples, or arrays
 in straight-line code only (numba reference-counts an array handed to a function with
@@ -41,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.jit import kernel
+from ..core.jit import kernel, reads, scalar, writes
 
 LINEAR, DUAL, BLENDED, CENTERS, RIGID = 0, 1, 2, 3, 4
 POSITION, NORMAL, DIRECTION = 0, 1, 2
@@ -260,44 +259,51 @@ def _rigid_row(table, j):
 
 # ---- the pass ----------------------------------------------------------------------------
 
+_TABLE, _SOURCE, _TARGET = reads(np.float32, 2), reads(np.float32, 2, "A"), writes(np.float32, 2, "A")
+PASS = (scalar(np.int64), scalar(np.int64), reads(np.uint16, 2), _TABLE, reads(np.uint8, 1),
+        _TABLE, _TABLE, writes(np.float32, 2), _TABLE, reads(np.float32, 1),
+        *(_SOURCE, _TARGET) * 4)
+
+
 def _pass(method):
     """The pass, compiled for one method: numba takes `method`, a closure's constant, as a
     constant, so each kernel holds its own method's code (others' values kept live across
-    the loop would cost linear skinning 40%), as it takes an absent stream's None."""
+    the loop would cost linear skinning 40%)."""
 
-    @kernel
+    @kernel(signature=PASS)
     def skin(first, end, joints, weights, counts, palette, dual, work, centers, blend,
              ps, pt, ns, nt, ds0, dt0, ds1, dt1):
         """Skins vertices [first, end) with the method's per-joint tables: the palette's
         rows (joints, 12) and the dual quaternion palette (joints, 20), and `work`, the
         rigid table (joints, 22) or the rigid parts (joints, 12) the call works out first;
-        and with centers (vertices, 3) and blend (vertices,); each None where the method
+        and with centers (vertices, 3) and blend (vertices,); each empty where the method
         does not read it. Positions go from ps to pt, normals from ns to nt, directions
-        from ds0 to dt0 and ds1 to dt1, each pair None when absent."""
+        from ds0 to dt0 and ds1 to dt1, each pair empty when absent."""
         if method == RIGID:
             _rigid_table(palette, work)
         if method == CENTERS:
             _rigid_parts(dual, work)
         slots = np.uint64(joints.shape[0])
-        rows = np.uint64((dual if palette is None else palette).shape[0])
+        rows = np.uint64((dual if method == DUAL or method == CENTERS else palette).shape[0])
+        has_p, has_n, has_d0, has_d1 = ps.shape[0] > 0, ns.shape[0] > 0, ds0.shape[0] > 0, ds1.shape[0] > 0
         for v in range(np.uint64(first), np.uint64(end)):   # unsigned: no wraparound
-            if ps is not None:                  # every source before any target
+            if has_p:                           # every source before any target
                 px, py, pz = ps[v, 0], ps[v, 1], ps[v, 2]
-            if ns is not None:
+            if has_n:
                 nx, ny, nz = ns[v, 0], ns[v, 1], ns[v, 2]
-            if ds0 is not None:
+            if has_d0:
                 ax, ay, az = ds0[v, 0], ds0[v, 1], ds0[v, 2]
-            if ds1 is not None:
+            if has_d1:
                 bx, by, bz = ds1[v, 0], ds1[v, 1], ds1[v, 2]
             count = min(np.uint64(counts[v]), slots)
             if count == 0:
-                if ps is not None:
+                if has_p:
                     pt[v, 0], pt[v, 1], pt[v, 2] = px, py, pz
-                if ns is not None:
+                if has_n:
                     nt[v, 0], nt[v, 1], nt[v, 2] = nx, ny, nz
-                if ds0 is not None:
+                if has_d0:
                     dt0[v, 0], dt0[v, 1], dt0[v, 2] = ax, ay, az
-                if ds1 is not None:
+                if has_d1:
                     dt1[v, 0], dt1[v, 1], dt1[v, 2] = bx, by, bz
                 continue
             lead = _row(joints, 0, v, rows)
@@ -338,19 +344,19 @@ def _pass(method):
                     elif b != _ZERO:
                         a_dual, t_dual = _dual_affine(sums)
                         a, t = _mix(a, t, a_dual, t_dual, b)
-                if ns is not None:
+                if has_n:
                     c, det = _cofactors(a)
             # the streams
-            if ps is not None:
+            if has_p:
                 x, y, z = _apply(a, px, py, pz)
                 pt[v, 0], pt[v, 1], pt[v, 2] = x + t[0], y + t[1], z + t[2]
-            if ns is not None:
+            if has_n:
                 x, y, z = _apply(c, nx, ny, nz)
                 nt[v, 0], nt[v, 1], nt[v, 2] = _unit(x, y, z, det < _ZERO)
-            if ds0 is not None:
+            if has_d0:
                 x, y, z = _apply(a, ax, ay, az)
                 dt0[v, 0], dt0[v, 1], dt0[v, 2] = _unit(x, y, z, False)
-            if ds1 is not None:
+            if has_d1:
                 x, y, z = _apply(a, bx, by, bz)
                 dt1[v, 0], dt1[v, 1], dt1[v, 2] = _unit(x, y, z, False)
 
@@ -421,7 +427,7 @@ def _rotation_quaternion(a, k, e):
     return sign * x / length, sign * y / length, sign * z / length, sign * w / length
 
 
-@kernel
+@kernel(signature=(reads(np.float64, 3, "A"), writes(np.float32, 2, "A")))
 def dual_quaternions(palette, out):
     """out (joints, 20) from palette (joints, 3, 4), binary64 then rounded: each A = R S as
     R's quaternion q (w >= 0), the dual part q_t q / 2 (q_t the translation as a pure

@@ -23,6 +23,7 @@ import weakref
 import numpy as np
 
 from . import kernels as K
+from ...core import jit
 from ...core.errors import CapacityError, InvalidError
 from ..source import InertializeMethod, NodeKind
 from ...pose.pose import Pose
@@ -141,7 +142,7 @@ def _clip(b, st, k, node):
         rows, fill = where[st.rows], np.ascontiguousarray(r.fill_soa[:, st.rows])
     dense = bool(np.array_equal(rows, np.arange(samples.shape[2])))
     args = (r.base, samples, dots, offset, float(clip.sample_rate), float(clip.duration),
-            int(clip.sample_count - 1), rows, dense, fill)
+            int(clip.sample_count - 1), rows, dense, jit.array(fill, np.float32))
     return lambda e: K.sample_clip(e.S, *args, e.slots, node.slot)
 
 
