@@ -13,7 +13,8 @@ bit for bit reproducible across ranges, subsets and lane counts, and no C callba
 numba compiles a kernel once for each mix of argument types it meets: a C-contiguous
 array and a strided view, a writable array and a read-only one, an array and None, an int
 and a numpy int are different types. Callers hand a kernel one type per parameter
-(`array`, `none`), so each kernel has the few specialisations it needs;
+(`array`, or a declared signature: `kernel(signature=...)`), so each kernel has the few
+specialisations it needs;
 `python -m runtime.core.jit --report COMMAND` counts them after running COMMAND.
 
 Compiled code is cached per user (cache_dir()), in a directory keyed by the content of the
@@ -106,25 +107,39 @@ _OPTIONS = dict(nopython=True, nogil=True, error_model="numpy", no_cfunc_wrapper
 
 
 class _Declared(CPUDispatcher):
-    """A kernel of one declared signature: compiled for it when first called (from Python
-    or from a kernel being compiled), never for another; arguments that convert safely to
-    it (a C-contiguous array to a strided one, a writable one to read-only, a narrower int)
-    use it, others are refused as numba refuses them."""
+    """A kernel of one declared signature, None allowed for any argument: compiled when
+    first called for the declared types, with None where None is given (numba then drops
+    the code for that argument: an absent stream costs nothing per vertex), never for
+    other types; arguments that convert safely (a C-contiguous array to a strided one, a
+    writable one to read-only, a narrower int) run that code through numba's exact, fast
+    dispatch, entered for their own types; others are refused as numba refuses them."""
 
     declared = None
 
-    def _compile_declared(self):
-        if self._can_compile:
-            self.compile(self.declared)
-            self.disable_compile()
+    def _target(self, types) -> tuple:
+        return tuple(t if t == numba.types.none else d for t, d in zip(types, self.declared))
 
     def _compile_for_args(self, *args, **kws):
-        self._compile_declared()
-        return self                         # called again: dispatched to the declared one
+        types = [self.typeof_pyval(a) for a in args]
+        target = self._target(types)
+        if kws or len(types) != len(target) or not self.typingctx.install_possible_conversions(
+                types, target):
+            self._can_compile = False           # numba's own error for what does not fit
+            try:
+                return super()._compile_for_args(*args, **kws)
+            finally:
+                self._can_compile = True
+        entry = self.compile(target)
+        self._insert([t._code for t in types], entry)
+        return entry
 
     def get_call_template(self, args, kws):
-        self._compile_declared()
-        return super().get_call_template(args, kws)
+        self.compile(self._target(args))
+        self._can_compile = False               # typing picks a compiled one, converting
+        try:
+            return super().get_call_template(args, kws)
+        finally:
+            self._can_compile = True
 
 
 def kernel(fn=None, *, signature=None):
@@ -171,14 +186,6 @@ def array(a, dtype, *, written: bool = False) -> np.ndarray:
     view = a.view()
     view.flags.writeable = False
     return view
-
-
-@lru_cache(maxsize=None)
-def none(dtype, ndim: int) -> np.ndarray:
-    """The empty array that stands for an absent one (numba compiles None as a type of its
-    own): shape (0, ..., 0), C-contiguous, so it converts to any array parameter of its
-    dtype and ndim, written or read."""
-    return np.empty((0,) * ndim, dtype=dtype)
 
 
 # ---- the word before compiling, and the count ---------------------------------------------

@@ -25,10 +25,12 @@ Per-joint tables, a row a joint, that the methods sum:
   the linear method works out vertex by vertex, the same bits, once a joint.
 
 A call moves one position, one normal and two direction streams at most, each a source
-and a target (vertices, 3) float32 array of any row stride, or an empty one where there is
-none; it reads every source of a vertex before it writes any target, so a target may be its
-own source. Each method has a kernel of its own (SKIN) of one signature (PASS: tables
-C-contiguous, streams of any stride, an absent table or stream empty), compiled once.
+and a target (vertices, 3) float32 array of any row stride, or None where there is none;
+it reads every source of a vertex before it writes any target, so a target may be its own
+source. Each method has a kernel of its own (SKIN) of one declared signature (PASS: tables
+C-contiguous, streams of any stride), compiled once for each mix of streams and tables it
+is given (None is compiled as absent, which runtime tests per vertex would cost the rigid
+pass 40%), whatever their layouts and flags.
 
 Written for numba's code generation: device functions take scalars and tuples, or arrays
 in straight-line code only (numba reference-counts an array handed to a function with
@@ -268,7 +270,7 @@ PASS = (scalar(np.int64), scalar(np.int64), reads(np.uint16, 2), _TABLE, reads(n
 def _pass(method):
     """The pass, compiled for one method: numba takes `method`, a closure's constant, as a
     constant, so each kernel holds its own method's code (others' values kept live across
-    the loop would cost linear skinning 40%)."""
+    the loop would cost linear skinning 40%), as it takes an absent stream's None."""
 
     @kernel(signature=PASS)
     def skin(first, end, joints, weights, counts, palette, dual, work, centers, blend,
@@ -276,34 +278,33 @@ def _pass(method):
         """Skins vertices [first, end) with the method's per-joint tables: the palette's
         rows (joints, 12) and the dual quaternion palette (joints, 20), and `work`, the
         rigid table (joints, 22) or the rigid parts (joints, 12) the call works out first;
-        and with centers (vertices, 3) and blend (vertices,); each empty where the method
+        and with centers (vertices, 3) and blend (vertices,); each None where the method
         does not read it. Positions go from ps to pt, normals from ns to nt, directions
-        from ds0 to dt0 and ds1 to dt1, each pair empty when absent."""
+        from ds0 to dt0 and ds1 to dt1, each pair None when absent."""
         if method == RIGID:
             _rigid_table(palette, work)
         if method == CENTERS:
             _rigid_parts(dual, work)
         slots = np.uint64(joints.shape[0])
-        rows = np.uint64((dual if method == DUAL or method == CENTERS else palette).shape[0])
-        has_p, has_n, has_d0, has_d1 = ps.shape[0] > 0, ns.shape[0] > 0, ds0.shape[0] > 0, ds1.shape[0] > 0
+        rows = np.uint64((dual if palette is None else palette).shape[0])
         for v in range(np.uint64(first), np.uint64(end)):   # unsigned: no wraparound
-            if has_p:                           # every source before any target
+            if ps is not None:                  # every source before any target
                 px, py, pz = ps[v, 0], ps[v, 1], ps[v, 2]
-            if has_n:
+            if ns is not None:
                 nx, ny, nz = ns[v, 0], ns[v, 1], ns[v, 2]
-            if has_d0:
+            if ds0 is not None:
                 ax, ay, az = ds0[v, 0], ds0[v, 1], ds0[v, 2]
-            if has_d1:
+            if ds1 is not None:
                 bx, by, bz = ds1[v, 0], ds1[v, 1], ds1[v, 2]
             count = min(np.uint64(counts[v]), slots)
             if count == 0:
-                if has_p:
+                if ps is not None:
                     pt[v, 0], pt[v, 1], pt[v, 2] = px, py, pz
-                if has_n:
+                if ns is not None:
                     nt[v, 0], nt[v, 1], nt[v, 2] = nx, ny, nz
-                if has_d0:
+                if ds0 is not None:
                     dt0[v, 0], dt0[v, 1], dt0[v, 2] = ax, ay, az
-                if has_d1:
+                if ds1 is not None:
                     dt1[v, 0], dt1[v, 1], dt1[v, 2] = bx, by, bz
                 continue
             lead = _row(joints, 0, v, rows)
@@ -344,19 +345,19 @@ def _pass(method):
                     elif b != _ZERO:
                         a_dual, t_dual = _dual_affine(sums)
                         a, t = _mix(a, t, a_dual, t_dual, b)
-                if has_n:
+                if ns is not None:
                     c, det = _cofactors(a)
             # the streams
-            if has_p:
+            if ps is not None:
                 x, y, z = _apply(a, px, py, pz)
                 pt[v, 0], pt[v, 1], pt[v, 2] = x + t[0], y + t[1], z + t[2]
-            if has_n:
+            if ns is not None:
                 x, y, z = _apply(c, nx, ny, nz)
                 nt[v, 0], nt[v, 1], nt[v, 2] = _unit(x, y, z, det < _ZERO)
-            if has_d0:
+            if ds0 is not None:
                 x, y, z = _apply(a, ax, ay, az)
                 dt0[v, 0], dt0[v, 1], dt0[v, 2] = _unit(x, y, z, False)
-            if has_d1:
+            if ds1 is not None:
                 x, y, z = _apply(a, bx, by, bz)
                 dt1[v, 0], dt1[v, 1], dt1[v, 2] = _unit(x, y, z, False)
 

@@ -34,7 +34,6 @@ from typing import Sequence
 import numpy as np
 
 from . import kernels as kernels
-from ..core import jit
 from ..core.errors import InvalidError
 from .influences import Influences
 from ..core.scratch import Scratch, thread_scratch, vertex_range
@@ -163,21 +162,20 @@ def _checked(job, palette: bool, dual: bool, centers: bool):
 
 def _run(job, method: int, needs_palette: bool, needs_dual: bool, needs_centers: bool) -> None:
     """Checks the job, then skins its range by `method`, handing the kernel what the method
-    reads (empty tables for the rest)."""
+    reads (None for the rest)."""
     inf, pal, dq, first, end, streams, ws = _checked(job, needs_palette, needs_dual,
                                                      needs_centers)
     if end == first or not streams:
         return
     if method == kernels.LINEAR and inf.rigid:
         method = kernels.RIGID
-    weights, palette, dual, work, centers, blend = inf.weights, _NO_TABLE, _NO_TABLE, _NO_TABLE, \
-        _NO_TABLE, _NO_BLEND
+    weights, palette, dual, work, centers, blend = inf.weights, None, None, None, None, None
     if method in (kernels.LINEAR, kernels.BLENDED, kernels.RIGID):
         palette = pal.reshape(-1, kernels.PALETTE_FLOATS)        # C-contiguous: a copy if not
     if method in (kernels.DUAL, kernels.BLENDED, kernels.CENTERS):
         dual = np.ascontiguousarray(dq)
     if method == kernels.RIGID:
-        weights, work = _NO_TABLE, ws.rows("skin.work", pal.shape[0], kernels.RIGID_FLOATS)
+        weights, work = None, ws.rows("skin.work", pal.shape[0], kernels.RIGID_FLOATS)
     if method == kernels.CENTERS:
         work, centers = ws.rows("skin.work", dq.shape[0], kernels.PARTS_FLOATS), inf.centers
     if method == kernels.BLENDED:
@@ -187,13 +185,12 @@ def _run(job, method: int, needs_palette: bool, needs_dual: bool, needs_centers:
                              centers, blend, ps, pt, ns, nt, ds0, dt0, ds1, dt1)
 
 
-_NO_TABLE, _NO_BLEND = jit.none(np.float32, 2), jit.none(np.float32, 1)
-_NONE = (_NO_TABLE, _NO_TABLE)
+_NONE = (None, None)
 
 
 def _passes(streams) -> list:
     """The streams as the kernel's passes take them: a position, a normal and two
-    directions a pass, each a (source, target), or two empty arrays where there is none."""
+    directions a pass, each a (source, target), or (None, None) where there is none."""
     kinds = ([], [], [])
     for kind, source, target in streams:
         kinds[kind].append((source, target))
