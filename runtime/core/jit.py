@@ -12,9 +12,9 @@ bit for bit reproducible across ranges, subsets and lane counts, and no C callba
 
 numba compiles a kernel once for each mix of argument types it meets: a C-contiguous
 array and a strided view, a writable array and a read-only one, an array and None, an int
-and a numpy int are different types. Callers hand a kernel one type per parameter
-(`array`, or a declared signature: `kernel(signature=...)`), so each kernel has the few
-specialisations it needs;
+and a numpy int are different types. A kernel given a signature (`kernel(signature=...)`)
+takes any layout and flags that convert to it, and callers of the others hand each
+parameter one type (`array`), so each kernel has the few specialisations it needs:
 `python -m runtime.core.jit --report COMMAND` counts them after running COMMAND.
 
 Compiled code is cached per user (cache_dir()), in a directory keyed by the content of the
