@@ -25,11 +25,12 @@ Per-joint tables, a row a joint, that the methods sum:
   the linear method works out vertex by vertex, the same bits, once a joint.
 
 A call moves one position, one normal and two direction streams at most, each a source
-and a target (vertices, 3) float32 array of any row stride, or None where there is none; it
-reads every source of a vertex before it writes any target, so a target may be its own
-source. Each method has a kernel of its own (SKIN), and each kernel compiles once for each
-mix of streams and layouts it meets (a C-contiguous array and a strided view are two
-types), then loads from the cache.
+and a target (vertices, 3) float32 array of any row stride, or None where there is none;
+it reads every source of a vertex before it writes any target, so a target may be its own
+source. Each method has a kernel of its own (SKIN) of one declared signature (PASS: tables
+C-contiguous, streams of any stride), compiled once for each mix of streams and tables it
+is given (None is compiled as absent, which runtime tests per vertex would cost the rigid
+pass 40%), whatever their layouts and flags.
 
 Written for numba's code generation: device functions take scalars and tuples, or arrays
 in straight-line code only (numba reference-counts an array handed to a function with
@@ -41,7 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.jit import kernel
+from ..core.jit import kernel, reads, scalar, writes
 
 LINEAR, DUAL, BLENDED, CENTERS, RIGID = 0, 1, 2, 3, 4
 POSITION, NORMAL, DIRECTION = 0, 1, 2
@@ -260,12 +261,18 @@ def _rigid_row(table, j):
 
 # ---- the pass ----------------------------------------------------------------------------
 
+_TABLE, _SOURCE, _TARGET = reads(np.float32, 2), reads(np.float32, 2, "A"), writes(np.float32, 2, "A")
+PASS = (scalar(np.int64), scalar(np.int64), reads(np.uint16, 2), _TABLE, reads(np.uint8, 1),
+        _TABLE, _TABLE, writes(np.float32, 2), _TABLE, reads(np.float32, 1),
+        *(_SOURCE, _TARGET) * 4)
+
+
 def _pass(method):
     """The pass, compiled for one method: numba takes `method`, a closure's constant, as a
     constant, so each kernel holds its own method's code (others' values kept live across
     the loop would cost linear skinning 40%), as it takes an absent stream's None."""
 
-    @kernel
+    @kernel(signature=PASS)
     def skin(first, end, joints, weights, counts, palette, dual, work, centers, blend,
              ps, pt, ns, nt, ds0, dt0, ds1, dt1):
         """Skins vertices [first, end) with the method's per-joint tables: the palette's
@@ -421,7 +428,7 @@ def _rotation_quaternion(a, k, e):
     return sign * x / length, sign * y / length, sign * z / length, sign * w / length
 
 
-@kernel
+@kernel(signature=(reads(np.float64, 3, "A"), writes(np.float32, 2, "A")))
 def dual_quaternions(palette, out):
     """out (joints, 20) from palette (joints, 3, 4), binary64 then rounded: each A = R S as
     R's quaternion q (w >= 0), the dual part q_t q / 2 (q_t the translation as a pure

@@ -117,6 +117,7 @@ class MorphTargets:
         index_total, float_total = _check_targets(c, self.table, self.delta_at, widths, n, a)
         self.indices = c.array(b"INDX", "<u4", (index_total,))
         self.deltas = c.array(b"DELT", "<f4", (float_total,))
+        self.deltas.flags.writeable = False     # whatever the bytes: one type for _morph
         touches, attrs = _check_indices(c, self.table, self.indices, n)
         bad = np.flatnonzero(~np.isfinite(self.deltas))
         if bad.size:

@@ -171,9 +171,9 @@ def _run(job, method: int, needs_palette: bool, needs_dual: bool, needs_centers:
         method = kernels.RIGID
     weights, palette, dual, work, centers, blend = inf.weights, None, None, None, None, None
     if method in (kernels.LINEAR, kernels.BLENDED, kernels.RIGID):
-        palette = pal.reshape(-1, kernels.PALETTE_FLOATS)
+        palette = pal.reshape(-1, kernels.PALETTE_FLOATS)        # C-contiguous: a copy if not
     if method in (kernels.DUAL, kernels.BLENDED, kernels.CENTERS):
-        dual = dq
+        dual = np.ascontiguousarray(dq)
     if method == kernels.RIGID:
         weights, work = None, ws.rows("skin.work", pal.shape[0], kernels.RIGID_FLOATS)
     if method == kernels.CENTERS:

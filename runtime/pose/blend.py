@@ -84,6 +84,7 @@ def _stacked(layers: Sequence[BlendLayer], n: int) -> np.ndarray:
 
 
 _IDENTITY_REST = IDENTITY[None]     # a difference's rest, the one row every bone shares
+_IDENTITY_REST.flags.writeable = False      # read-only, as a skeleton's rests: one kernel type
 
 
 # ---- kernels: per bone, binary64 arithmetic on binary32 inputs, binary32 stored ------------

@@ -156,6 +156,13 @@ def _subtree_ends(parents: np.ndarray) -> np.ndarray:
     return ends
 
 
+def _read_only(a: np.ndarray) -> np.ndarray:
+    """A view of the skeleton's bytes read-only, whether they are or not: one array type
+    for the kernels that read it, and no writes through the skeleton."""
+    a.flags.writeable = False
+    return a
+
+
 class Skeleton:
     """A skeleton file opened in place (maniSkeleton). A view no open wrote has no bones: its
     getters answer as past the count, and the calls that need a skeleton refuse it."""
@@ -179,9 +186,9 @@ class Skeleton:
             raise FormatError("reserved field set", count_at + 4)
         c.check_count(n, count_at, {b"PRNT": (4, 0), b"SEND": (4, 0), b"REST": (40, 0),
                                     **names.count_items(b"B")})
-        self.parents = c.array(b"PRNT", "<u4", (n,))
-        self.ends = c.array(b"SEND", "<u4", (n,))
-        self.rests = c.array(b"REST", "<f4", (n, 10))
+        self.parents = _read_only(c.array(b"PRNT", "<u4", (n,)))
+        self.ends = _read_only(c.array(b"SEND", "<u4", (n,)))
+        self.rests = _read_only(c.array(b"REST", "<f4", (n, 10)))
         _check_depth_first(self.parents, c.offset_of(b"PRNT"))
         want_ends = _subtree_ends(self.parents)
         bad = np.flatnonzero(want_ends != self.ends)

@@ -48,7 +48,8 @@ def run(options: Options, *, headless_only: bool, scale: int,
     """
     roster = roster or Roster()
     jit.on_first_compile(lambda: print("run_battle: compiling the runtime's kernels, once for "
-                                       "this machine (up to a minute)", flush=True))
+                                       "these sources on this machine (up to a minute)",
+                                       flush=True))
     try:
         return _run(options, roster, headless_only, scale, frames, out, gif, hashes)
     except BadInput as error:

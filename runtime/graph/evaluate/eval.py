@@ -22,6 +22,7 @@ import threading
 import numpy as np
 
 from . import kernels
+from ...core import jit
 from ...core.errors import CapacityError, InvalidError
 from ...core.memory import caller_bytes
 from ..source import InertializeMethod, NodeKind
@@ -134,7 +135,7 @@ def _clip(b, st, k, node):
         rows, fill = where[st.rows], np.ascontiguousarray(r.fill_soa[:, st.rows])
     dense = bool(np.array_equal(rows, np.arange(samples.shape[2])))
     args = (r.base, samples, dots, offset, float(clip.sample_rate), float(clip.duration),
-            int(clip.sample_count - 1), rows, dense, fill)
+            int(clip.sample_count - 1), rows, dense, jit.array(fill, np.float32))
     return lambda e: kernels.sample_clip(e.S, *args, e.slots, node.slot)
 
 
