@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ..core import container, names
+from ..core import args, container, names
 from ..core.container import Container, FileKind
 from ..core.errors import FormatError
 from .format import (ARITY, CLIP_ADDITIVE, CLIP_SLOT, DATABASE_SLOT, FLAG_DIFFERENCE, FORMAT_MINOR,
@@ -144,30 +144,34 @@ class Graph:
         return self._names[b"P"].find(name)
 
     def parameter_name(self, k: int) -> str | None:
-        return self._names[b"P"].name(k)
+        return self._names[b"P"].name(k, "parameter")
 
     def parameter_type(self, k: int) -> ParameterType | None:
+        k = args.integer(k, "parameter")
         return self.parameters[k].type if 0 <= k < len(self.parameters) else None
 
     def clip_name(self, k: int) -> str | None:
-        return self._names[b"C"].name(k)
+        return self._names[b"C"].name(k, "clip")
 
     def database_name(self, k: int) -> str | None:
-        return self._names[b"D"].name(k)
+        return self._names[b"D"].name(k, "database")
 
     def model_name(self, k: int) -> str | None:
-        return self._names[b"M"].name(k)
+        return self._names[b"M"].name(k, "model")
 
     def spring_set_name(self, k: int) -> str | None:
-        return self._names[b"S"].name(k)
+        return self._names[b"S"].name(k, "slot")
 
     def node_kind(self, k: int) -> int:
+        k = args.integer(k, "node")
         return int(self.nodes[k].kind) if 0 <= k < len(self.nodes) else 0
 
     def node_inputs(self, k: int) -> list[int]:
+        k = args.integer(k, "node")
         return list(self.nodes[k].inputs) if 0 <= k < len(self.nodes) else []
 
     def node_place(self, k: int) -> int:
+        k = args.integer(k, "node")
         return self.nodes[k].place if 0 <= k < len(self.nodes) else GRAPH_NONE
 
 

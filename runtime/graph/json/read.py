@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from ...core import args
 from ...core.builder import Builder
 from ...core.errors import BuildReason, InvalidError, VersionError
 from ..build.build import build as build_source
@@ -446,12 +447,13 @@ def build_graph_json(builder: Builder, text, assets: GraphNamedAssets) -> bytes:
     if not isinstance(builder, Builder):
         raise InvalidError("no builder")
     builder.enter()
-    if text is None or not isinstance(assets, GraphNamedAssets) or not isinstance(assets.skeleton, Skeleton):
+    if text is None or not isinstance(assets, GraphNamedAssets) or \
+            not (isinstance(assets.skeleton, Skeleton) and assets.skeleton.is_open):
         raise builder.refuse("no text, or assets without an opened skeleton")
-    try:
-        raw = bytes(memoryview(text).cast("B")) if not isinstance(text, str) else text.encode("utf-8")
-    except TypeError:
-        raise builder.refuse("text is not bytes or str") from None
+    try:        # a str's lone surrogates become bytes that are not UTF-8, refused at their offset
+        raw = args.name(text, "text") if isinstance(text, str) else args.byte_view(text, "text").tobytes()
+    except InvalidError as exc:
+        raise builder.refuse(str(exc)) from None
     data = build_source(read_text(raw, assets))
     builder.keep(data, "graph")
     return data
