@@ -19,7 +19,7 @@ from .format import (ARITY, CLIP_ADDITIVE, CLIP_SLOT, DATABASE_SLOT, FLAG_DIFFER
                      AT_CLIPS, AT_DATABASES, AT_EVENTS, AT_MAPS, AT_MASKS, AT_MODELS, AT_NODES,
                      AT_PARAMETERS, AT_SLOTS, AT_SPRINGS, AT_SYNC, Facts, decode, word_f32,
                      word_i32)
-from .limits import (GRAPH_NONE, MAX_GRAPH_CLIPS, MAX_GRAPH_DATABASES, MAX_GRAPH_MODELS,
+from .limits import (GRAPH_NONE, MAX_GRAPH_CLIPS, MAX_GRAPH_DATABASES, MAX_GRAPH_EVENTS, MAX_GRAPH_MODELS,
                      MAX_GRAPH_NODES, MAX_GRAPH_PARAMETERS, MAX_GRAPH_RETARGET_MAPS,
                      MAX_GRAPH_SPRING_SETS, MAX_GRAPH_SYNC_GROUPS, NO_PARAMETER)
 from .source import VALUE_WIDTH, NodeKind, ParameterType
@@ -74,7 +74,7 @@ class Graph:
                                      (nm, 0, MAX_GRAPH_MODELS, AT_MODELS),
                                      (nsp, 0, MAX_GRAPH_SPRING_SETS, AT_SPRINGS),
                                      (nr, 0, MAX_GRAPH_RETARGET_MAPS, AT_MAPS),
-                                     (slots, 1, n, AT_SLOTS), (ne, 0, 1 << 16, AT_EVENTS),
+                                     (slots, 1, n, AT_SLOTS), (ne, 0, MAX_GRAPH_EVENTS, AT_EVENTS),
                                      (nk, 0, 2 * n, AT_MASKS)):
             if not lo <= value <= hi:
                 raise FormatError(f"count {value} out of range", at + where)
