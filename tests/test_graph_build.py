@@ -290,3 +290,73 @@ def test_later_kinds_slots():
     assert capi.maniGraph_GetModelIdentity(g, 0) == 12 and capi.maniGraph_GetModelName(g, 0) == "m"
     assert capi.maniGraph_GetSpringSetIdentity(g, 0) == 13 and capi.maniGraph_GetSpringSetName(g, 0) == "s"
     assert capi.maniGraph_GetMirrorMapIdentity(g) == 14
+
+
+def _chain(count: int) -> list:
+    """A clip node and time scales on it: `count` nodes, each read by the next."""
+    return [ClipNode(0)] + [TimeScaleNode(i, 1.0) for i in range(count - 1)]
+
+
+def test_the_build_refuses_every_node_count_the_open_refuses():
+    """4,097 nodes built (the limit was checked only while inlining subgraphs) and the open
+    then refused the file at its node count."""
+    sk = humanoid()
+    graph = Graph(build(GraphSource(sk, _chain(4096), 4095, clips=slots("a"))))
+    assert graph.node_count == 4096
+    with pytest.raises(rt.LimitError) as info:
+        capi.maniBuildGraph(builder(), GraphSource(sk, _chain(4097), 4096, clips=slots("a")))
+    assert (info.value.reason, info.value.item, info.value.other) == (R.Count, 4097, LIST_NODES)
+    # a subgraph node is replaced by its nodes: 4,000 + 97 places, 4,096 nodes in the file
+    inner = GraphSource(sk, _chain(96), 95, clips=slots("a"))
+    outer = _chain(3999) + [SubgraphNode(inner, {})]
+    outer.append(BlendNode([BlendInput(3998), BlendInput(3999)]))
+    assert Graph(build(GraphSource(sk, outer, 4000, clips=slots("a")))).node_count == 4096
+    inner = GraphSource(sk, _chain(97), 96, clips=slots("a"))
+    with pytest.raises(rt.LimitError) as info:
+        build(GraphSource(sk, outer[:3999] + [SubgraphNode(inner, {}), outer[-1]], 4000, clips=slots("a")))
+    assert (info.value.reason, info.value.item) == (R.Count, 4097)
+
+
+def test_the_build_refuses_more_event_names_than_the_open_takes():
+    from runtime.graph.limits import MAX_GRAPH_EVENTS, MAX_GRAPH_TRANSITIONS
+    sk = humanoid()
+    names_needed = MAX_GRAPH_EVENTS + 1
+    per_machine = MAX_GRAPH_TRANSITIONS * 8
+    nodes, machines, event = [ClipNode(0), ClipNode(0)], [], 0
+    while event < names_needed:
+        transitions = []
+        for _ in range(MAX_GRAPH_TRANSITIONS):
+            transitions.append(Transition(0, 1, conditions=[
+                Condition(ConditionKind.event, event=f"e{event + j}") for j in range(8)]))
+            event += 8
+        machines.append(len(nodes))
+        nodes.append(StateMachineNode([0, 1], transitions))
+    nodes.append(BlendNode([BlendInput(m) for m in machines]))
+    with pytest.raises(rt.LimitError) as info:
+        build(GraphSource(sk, nodes, len(nodes) - 1, clips=slots("a")))
+    assert (info.value.reason, info.value.item) == (R.Count, MAX_GRAPH_EVENTS + 1)
+    assert per_machine * len(machines) >= names_needed
+
+
+@pytest.mark.parametrize("value", [1e39, -1e39, 3.5e38, 10 ** 39, 10 ** 400])
+def test_values_finite_in_binary64_but_not_in_binary32_are_refused(value):
+    """Each stored binary32 value past its range is refused with the reason the spec names
+    for the item (maniBuildGraph lists no NotFinite), with no numpy warning or OverflowError."""
+    import warnings
+    sk = humanoid()
+    cases = [
+        (GraphSource(sk, [ClipNode(0)], 0, params(("s", T.float_, value)), slots("a")), R.Parameter, 0),
+        (GraphSource(sk, [ClipNode(0)], 0, params(("s", T.float_, 0.0, -1.0, value)), slots("a")), R.Parameter, 0),
+        (GraphSource(sk, [ClipNode(0)], 0, params(("v", T.vector3, (0, value, 0))), slots("a")), R.Parameter, 0),
+        (GraphSource(sk, [ClipNode(0), BlendNode([BlendInput(0, value)])], 1, clips=slots("a")), R.Weight, 1),
+        (GraphSource(sk, [ClipNode(0), SeekNode(0, 0, value)], 1, params(("go", T.trigger)), slots("a")),
+         R.Scalar, 1),
+        (GraphSource(sk, [ClipNode(0), ClipNode(0), Blend1DNode(0, [SpacePoint(0, 0.0), SpacePoint(1, value)])],
+                     2, params(("x", T.float_)), slots("a")), R.Node, 2),
+    ]
+    for source, reason, item in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(rt.ManiError) as info:
+                capi.maniBuildGraph(builder(), source)
+        assert (info.value.reason, info.value.item) == (reason, item), source

@@ -88,17 +88,19 @@ def test_either_end_may_be_set_and_a_repeating_clip_plays_on_round_its_end():
     (3, 0.5, "node 3 is a blend_1d node, not a clip node"),
     (4, 0.5, "node 4 past the count"),
     (-1, 0.5, "node -1 past the count"),
-    ("first", 0.5, "a node is an index"),
-    (None, 0.5, "a node is an index"),
-    (math.inf, 0.5, "a node is an index"),
-    (0, math.nan, "seconds nan not finite"),
-    (0, -math.inf, "seconds -inf not finite"),
+    ("first", 0.5, "node must be an integer, not str"),
+    (None, 0.5, "node must be an integer, not NoneType"),
+    (math.inf, 0.5, "node must be an integer, not float"),
+    (2.5, 0.5, "node must be an integer, not float"),
+    (True, 0.5, "node must be an integer, not bool"),
+    (0, math.nan, "seconds must be finite, not nan"),
+    (0, -math.inf, "seconds must be finite, not -inf"),
     (0, -0.001, "outside the clip's [0, 1.0]"),
     (0, 1.001, "outside the clip's [0, 1.0]"),
     (1, 0.6, "outside the clip's [0, 0.5]"),
-    (0, "soon", "seconds 'soon' not a number"),
-    (0, None, "seconds None not a number"),
-    (0, 10 ** 400, "not a number"),
+    (0, "soon", "seconds must be a number, not str"),
+    (0, None, "seconds must be a number, not NoneType"),
+    (0, 10 ** 400, "seconds is past the float range"),
 ])
 def test_refusals_name_the_argument_and_change_nothing(node, seconds, says):
     _, _, inst = instance_of(three_clips())
@@ -111,6 +113,6 @@ def test_refusals_name_the_argument_and_change_nothing(node, seconds, says):
 
 def test_reading_refuses_what_is_not_a_clip_node():
     _, _, inst = instance_of(three_clips())
-    for node, says in ((3, "not a clip node"), (9, "past the count"), ("a", "a node is an index")):
+    for node, says in ((3, "not a clip node"), (9, "past the count"), ("a", "node must be an integer")):
         with pytest.raises(rt.InvalidError, match=says):
             inst.playhead(node)

@@ -1,6 +1,7 @@
 """Saving and restoring instances: a restored instance continues bit for bit, and bytes
 that are wrong are refused at their byte with the instance left as it was."""
 import struct
+import warnings
 
 import numpy as np
 import pytest
@@ -188,3 +189,23 @@ def test_random_corruption_never_restores_and_changes_nothing(loco):
         with pytest.raises(rt.ManiError):
             capi.maniGraphInstance_Restore(target, bytes(d))
         assert bytes(target.buffer) == before
+
+
+@pytest.mark.parametrize("bits", [0x7FF0000000000001, 0xFFF0000000000001, 0x7FF8000000000000,
+                                  0x7FF0000000000000, 0xFFF0000000000000])
+def test_a_scalar_not_finite_is_refused_at_its_byte_without_a_warning(loco, bits):
+    """A signalling NaN (or any NaN or infinity) at any scalar, whole ones included, is refused
+    on its bits before any arithmetic could raise numpy's invalid-value warning."""
+    graph, binding = loco
+    inst = capi.maniInitGraphInstance(binding)
+    _advance(inst, 10, 0, rt.Pose(humanoid()))
+    data = capi.maniGraphInstance_Save(inst)
+    at = _sections(data)[b"SCAL"]
+    target = capi.maniInitGraphInstance(binding)
+    whole = np.flatnonzero(binding.whole)
+    for index in sorted({0, int(whole[0]), int(whole[-1]), binding.layout.size - 1}):
+        d = bytearray(data)
+        struct.pack_into("<Q", d, at + 8 * index, bits)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert _refused(target, _restamp(d)).offset == at + 8 * index, index

@@ -94,8 +94,9 @@ def maniOpenGraph(data) -> Graph:
     return Graph(data)
 
 
-def _item(items, k):
-    return items[k] if isinstance(k, int) and 0 <= k < len(items) else None
+def _item(items, k, what: str):
+    k = args.integer(k, what)
+    return items[k] if 0 <= k < len(items) else None
 
 
 def maniGraph_GetIdentity(graph) -> int:
@@ -121,14 +122,14 @@ def maniGraph_FindParameter(graph, name) -> int:
 def maniGraph_GetParameterType(graph, parameter: int):
     if not is_open(graph):
         raise InvalidError("no graph")
-    t = graph.parameter_type(parameter) if isinstance(parameter, int) else None
+    t = graph.parameter_type(parameter)
     if t is None:
         raise InvalidError(f"parameter {parameter!r} past the count")
     return t
 
 
 def maniGraph_GetParameterName(graph, parameter: int):
-    return graph.parameter_name(parameter) if is_open(graph) and isinstance(parameter, int) else None
+    return graph.parameter_name(parameter) if is_open(graph) else None
 
 
 def maniGraph_GetClipCount(graph) -> int:
@@ -136,11 +137,11 @@ def maniGraph_GetClipCount(graph) -> int:
 
 
 def maniGraph_GetClipIdentity(graph, clip: int) -> int:
-    return (_item(graph.clip_identities, clip) or 0) if is_open(graph) else 0
+    return (_item(graph.clip_identities, clip, "clip") or 0) if is_open(graph) else 0
 
 
 def maniGraph_GetClipName(graph, clip: int):
-    return graph.clip_name(clip) if is_open(graph) and isinstance(clip, int) else None
+    return graph.clip_name(clip) if is_open(graph) else None
 
 
 def maniGraph_GetDatabaseCount(graph) -> int:
@@ -148,11 +149,11 @@ def maniGraph_GetDatabaseCount(graph) -> int:
 
 
 def maniGraph_GetDatabaseIdentity(graph, database: int) -> int:
-    return (_item(graph.database_identities, database) or 0) if is_open(graph) else 0
+    return (_item(graph.database_identities, database, "database") or 0) if is_open(graph) else 0
 
 
 def maniGraph_GetDatabaseName(graph, database: int):
-    return graph.database_name(database) if is_open(graph) and isinstance(database, int) else None
+    return graph.database_name(database) if is_open(graph) else None
 
 
 def maniGraph_GetModelCount(graph) -> int:
@@ -160,11 +161,11 @@ def maniGraph_GetModelCount(graph) -> int:
 
 
 def maniGraph_GetModelIdentity(graph, model: int) -> int:
-    return (_item(graph.model_identities, model) or 0) if is_open(graph) else 0
+    return (_item(graph.model_identities, model, "model") or 0) if is_open(graph) else 0
 
 
 def maniGraph_GetModelName(graph, model: int):
-    return graph.model_name(model) if is_open(graph) and isinstance(model, int) else None
+    return graph.model_name(model) if is_open(graph) else None
 
 
 def maniGraph_GetSpringSetCount(graph) -> int:
@@ -172,11 +173,11 @@ def maniGraph_GetSpringSetCount(graph) -> int:
 
 
 def maniGraph_GetSpringSetIdentity(graph, slot: int) -> int:
-    return (_item(graph.spring_set_identities, slot) or 0) if is_open(graph) else 0
+    return (_item(graph.spring_set_identities, slot, "slot") or 0) if is_open(graph) else 0
 
 
 def maniGraph_GetSpringSetName(graph, slot: int):
-    return graph.spring_set_name(slot) if is_open(graph) and isinstance(slot, int) else None
+    return graph.spring_set_name(slot) if is_open(graph) else None
 
 
 def maniGraph_GetRetargetMapCount(graph) -> int:
@@ -184,7 +185,7 @@ def maniGraph_GetRetargetMapCount(graph) -> int:
 
 
 def maniGraph_GetRetargetMapIdentity(graph, slot: int) -> int:
-    return (_item(graph.map_identities, slot) or 0) if is_open(graph) else 0
+    return (_item(graph.map_identities, slot, "slot") or 0) if is_open(graph) else 0
 
 
 def maniGraph_GetMirrorMapIdentity(graph) -> int:
@@ -192,26 +193,26 @@ def maniGraph_GetMirrorMapIdentity(graph) -> int:
 
 
 def maniGraph_GetRetargetMapSourceIdentity(graph, slot: int) -> int:
-    return (_item(graph.map_source_identities, slot) or 0) if is_open(graph) else 0
+    return (_item(graph.map_source_identities, slot, "slot") or 0) if is_open(graph) else 0
 
 
 def maniGraph_GetClipRetargetMap(graph, clip: int) -> int:
-    m = _item(graph.clip_maps, clip) if is_open(graph) else None
+    m = _item(graph.clip_maps, clip, "clip") if is_open(graph) else None
     return NO_TRACK if m is None else m
 
 
 def maniGraph_GetNodeKind(graph, node: int) -> int:
-    return graph.node_kind(node) if is_open(graph) and isinstance(node, int) else 0
+    return graph.node_kind(node) if is_open(graph) else 0
 
 
 def maniGraph_GetNodeInputCount(graph, node: int) -> int:
-    return len(graph.node_inputs(node)) if is_open(graph) and isinstance(node, int) else 0
+    return len(graph.node_inputs(node)) if is_open(graph) else 0
 
 
 def maniGraph_GetNodeInput(graph, node: int, input: int) -> int:
-    if not is_open(graph) or not isinstance(node, int):
+    if not is_open(graph):
         return GRAPH_NONE
-    got = _item(graph.node_inputs(node), input)
+    got = _item(graph.node_inputs(node), input, "input")
     return GRAPH_NONE if got is None else got
 
 
@@ -220,7 +221,7 @@ def maniGraph_GetOutputNode(graph) -> int:
 
 
 def maniGraph_GetNodeSourcePlace(graph, node: int) -> int:
-    return graph.node_place(node) if is_open(graph) and isinstance(node, int) else GRAPH_NONE
+    return graph.node_place(node) if is_open(graph) else GRAPH_NONE
 
 
 def maniGraph_GetBindingSize(graph) -> int:
@@ -293,6 +294,9 @@ def maniGraphInstance_Update(instance, delta: float, eventsOut=None, capacity=No
     capacity is None), also put into eventsOut when it is a list. The count is how many the
     update listed."""
     inst = _instance(instance)
+    if eventsOut is not None:
+        args.of(eventsOut, list, "eventsOut")
+    capacity = None if capacity is None else args.count(capacity, "capacity")
     if eventsOut is None and capacity:
         raise InvalidError("no events array with a capacity")
     events, count, move = inst.update(delta, capacity)

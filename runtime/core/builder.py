@@ -50,7 +50,8 @@ def default_builder_def() -> BuilderDef:
 def enter_build(builder, source, kind: type, **needs) -> None:
     """A build call's front door. No builder is refused (there is nothing to count it on), a
     busy or destroyed one by Builder.enter; a source not of `kind`, or without one of its
-    `needs` (a field's name = the type its value must be, or None for any value but None),
+    `needs` (a field's name = the type its value must be, opened where views can be
+    unopened, or None for any value but None),
     is a misuse, counted. A source the build goes on to refuse is not a misuse."""
     if not isinstance(builder, Builder):
         raise InvalidError("no builder")
@@ -59,7 +60,8 @@ def enter_build(builder, source, kind: type, **needs) -> None:
         raise builder.refuse(f"not a {kind.__name__}")
     for name, need in needs.items():
         value = getattr(source, name)
-        if value is None if need is None else not isinstance(value, need):
+        if value is None if need is None else not (isinstance(value, need)
+                                                   and getattr(value, "is_open", True)):
             raise builder.refuse(f"a {kind.__name__} without its {name}"
                                  + ("" if need is None else f" (an opened {need.__name__})"))
 

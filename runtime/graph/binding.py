@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..clip.clip import LoopPolicy, is_open
+from ..core import args
 from ..core.errors import InvalidError
 from .file import Graph, is_open as graph_is_open
 from .format import CLIP_ADDITIVE, CLIP_ALL_EVENTS
@@ -81,6 +82,7 @@ class GraphBinding:
                 sk.bone_count != graph.bone_count:
             raise InvalidError("a skeleton that is not the graph's")
         need = binding_size(graph)
+        size = None if size is None else args.count(size, "size")
         buf = None if memory is None else caller_block(memory, size, need, "a binding")
         record = []
         clips = []
@@ -90,7 +92,7 @@ class GraphBinding:
                           and c.skeleton_identity == sk.identity and c.is_additive == additive)
             if place is None:
                 raise _unbound(f"clip slot {k} ({graph.clip_name(k)}): no clip binds it", len(record))
-            clips.append(assets.clips[place])
+            clips.append(_listed(assets.clips)[place])
             record.append(place)
         for what, identities, items in (("database", graph.database_identities, assets.databases),
                                         ("model", graph.model_identities, assets.models),
@@ -377,6 +379,15 @@ def _triangles(d) -> list:
 
 
 
+def _listed(items) -> list:
+    """An asset list: a list or tuple (None is an empty list)."""
+    if items is None:
+        return []
+    if not isinstance(items, (list, tuple)):
+        raise InvalidError(f"an asset list must be a list, not {type(items).__name__}")
+    return list(items)
+
+
 def _unbound(message: str, slot: int) -> InvalidError:
     """A refusal for a slot no asset binds; `.unbound` is the slot (clip slots first, then
     database, model, spring set and map slots, then the mirror map)."""
@@ -386,7 +397,7 @@ def _unbound(message: str, slot: int) -> InvalidError:
 
 
 def _find(items, test) -> int | None:
-    for k, item in enumerate(items or ()):
+    for k, item in enumerate(_listed(items)):
         if test(item):
             return k
     return None

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ..core import container, names
+from ..core import args, container, names
 from ..core.container import Container, FileKind
 from ..core.errors import FormatError
 from .format import (ARITY, CLIP_ADDITIVE, CLIP_SLOT, DATABASE_SLOT, FLAG_DIFFERENCE, FORMAT_MINOR,
@@ -19,7 +19,7 @@ from .format import (ARITY, CLIP_ADDITIVE, CLIP_SLOT, DATABASE_SLOT, FLAG_DIFFER
                      AT_CLIPS, AT_DATABASES, AT_EVENTS, AT_MAPS, AT_MASKS, AT_MODELS, AT_NODES,
                      AT_PARAMETERS, AT_SLOTS, AT_SPRINGS, AT_SYNC, Facts, decode, word_f32,
                      word_i32)
-from .limits import (GRAPH_NONE, MAX_GRAPH_CLIPS, MAX_GRAPH_DATABASES, MAX_GRAPH_MODELS,
+from .limits import (GRAPH_NONE, MAX_GRAPH_CLIPS, MAX_GRAPH_DATABASES, MAX_GRAPH_EVENTS, MAX_GRAPH_MODELS,
                      MAX_GRAPH_NODES, MAX_GRAPH_PARAMETERS, MAX_GRAPH_RETARGET_MAPS,
                      MAX_GRAPH_SPRING_SETS, MAX_GRAPH_SYNC_GROUPS, NO_PARAMETER)
 from .source import VALUE_WIDTH, NodeKind, ParameterType
@@ -74,7 +74,7 @@ class Graph:
                                      (nm, 0, MAX_GRAPH_MODELS, AT_MODELS),
                                      (nsp, 0, MAX_GRAPH_SPRING_SETS, AT_SPRINGS),
                                      (nr, 0, MAX_GRAPH_RETARGET_MAPS, AT_MAPS),
-                                     (slots, 1, n, AT_SLOTS), (ne, 0, 1 << 16, AT_EVENTS),
+                                     (slots, 1, n, AT_SLOTS), (ne, 0, MAX_GRAPH_EVENTS, AT_EVENTS),
                                      (nk, 0, 2 * n, AT_MASKS)):
             if not lo <= value <= hi:
                 raise FormatError(f"count {value} out of range", at + where)
@@ -144,30 +144,34 @@ class Graph:
         return self._names[b"P"].find(name)
 
     def parameter_name(self, k: int) -> str | None:
-        return self._names[b"P"].name(k)
+        return self._names[b"P"].name(k, "parameter")
 
     def parameter_type(self, k: int) -> ParameterType | None:
+        k = args.integer(k, "parameter")
         return self.parameters[k].type if 0 <= k < len(self.parameters) else None
 
     def clip_name(self, k: int) -> str | None:
-        return self._names[b"C"].name(k)
+        return self._names[b"C"].name(k, "clip")
 
     def database_name(self, k: int) -> str | None:
-        return self._names[b"D"].name(k)
+        return self._names[b"D"].name(k, "database")
 
     def model_name(self, k: int) -> str | None:
-        return self._names[b"M"].name(k)
+        return self._names[b"M"].name(k, "model")
 
     def spring_set_name(self, k: int) -> str | None:
-        return self._names[b"S"].name(k)
+        return self._names[b"S"].name(k, "slot")
 
     def node_kind(self, k: int) -> int:
+        k = args.integer(k, "node")
         return int(self.nodes[k].kind) if 0 <= k < len(self.nodes) else 0
 
     def node_inputs(self, k: int) -> list[int]:
+        k = args.integer(k, "node")
         return list(self.nodes[k].inputs) if 0 <= k < len(self.nodes) else []
 
     def node_place(self, k: int) -> int:
+        k = args.integer(k, "node")
         return self.nodes[k].place if 0 <= k < len(self.nodes) else GRAPH_NONE
 
 

@@ -22,11 +22,11 @@ nothing is weighed until the first update.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..core import args
 from ..core.errors import InvalidError
 from .binding import INSTANCE_HEADER, GraphBinding
 from .build.check import parameter_value, whole
@@ -83,6 +83,7 @@ class GraphInstance:
         if not isinstance(binding, GraphBinding):
             raise InvalidError("not a graph binding")
         need = binding.instance_bytes
+        size = None if size is None else args.count(size, "size")
         buf = caller_block(memory, size, need, "an instance")
         head = buf[:INSTANCE_HEADER]
         head[...] = 0
@@ -126,10 +127,7 @@ class GraphInstance:
     # ---- parameters
     def _parameter(self, parameter) -> int:
         g = self.binding.graph
-        try:
-            k = int(parameter)
-        except (TypeError, ValueError):
-            raise InvalidError("a parameter is an index") from None
+        k = args.integer(parameter, "parameter")
         if not 0 <= k < len(g.parameters):
             raise InvalidError(f"parameter {k} past the count")
         return k
@@ -140,8 +138,8 @@ class GraphInstance:
         k = self._parameter(parameter)
         p = self.binding.graph.parameters[k]
         try:
-            t = ParameterType(type_)
-        except (ValueError, TypeError):
+            t = ParameterType(args.integer(type_, "type"))
+        except ValueError:
             raise InvalidError(f"type {type_!r} unknown") from None
         if t != p.type:
             raise InvalidError(f"parameter {k} is a {p.type.name.rstrip('_')}, not a {t.name.rstrip('_')}")
@@ -152,12 +150,7 @@ class GraphInstance:
                 value.i if t == ParameterType.int_ else value.f[0] if t == ParameterType.float_ else \
                 value.f[:{ParameterType.vector2: 2, ParameterType.vector3: 3}.get(t, 4)]
         if t == ParameterType.float_ and not isinstance(value, (list, tuple, np.ndarray)):
-            try:
-                x = float(value)
-            except (TypeError, ValueError):
-                raise InvalidError("not a number") from None
-            if not math.isfinite(x):
-                raise InvalidError("a value not finite")
+            x = args.finite(value, "value")
             if p.bounds is not None:
                 x = min(max(x, p.bounds[0]), p.bounds[1])
             v = parameter_value(t, f32(x) if abs(x) < 3.4e38 else x)
@@ -224,12 +217,7 @@ class GraphInstance:
         time. Refused (InvalidError, nothing changed): a node that is not a clip node,
         seconds not a number, not finite or outside the clip."""
         at = self._playhead_at(node)
-        try:
-            t = float(seconds)
-        except (TypeError, ValueError, OverflowError):
-            raise InvalidError(f"seconds {seconds!r} not a number") from None
-        if not math.isfinite(t):
-            raise InvalidError(f"seconds {t} not finite")
+        t = args.finite(seconds, "seconds")
         run = self.binding.runs[self._node(node)]
         if not 0.0 <= t <= run.duration:
             raise InvalidError(f"seconds {t} outside the clip's [0, {run.duration}]")
@@ -243,10 +231,7 @@ class GraphInstance:
         return self.binding.layout.nodes[k] + 2
 
     def _node(self, node) -> int:
-        try:
-            k = int(node)
-        except (TypeError, ValueError, OverflowError):
-            raise InvalidError("a node is an index") from None
+        k = args.integer(node, "node")
         if not 0 <= k < len(self.binding.graph.nodes):
             raise InvalidError(f"node {k} past the count")
         return k

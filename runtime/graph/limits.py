@@ -19,6 +19,7 @@ MAX_GRAPH_RETARGET_MAPS = 16        # retargeting maps the clip slots name
 MAX_GRAPH_INPUTS = 64               # inputs, points or states of one node
 MAX_GRAPH_TRIANGLES = 128           # triangles of a triangulated blend space
 MAX_GRAPH_TRANSITIONS = 256         # transitions of one state machine
+MAX_GRAPH_EVENTS = 1 << 16         # distinct event names the conditions of a graph name
 MAX_GRAPH_CONDITIONS = 8            # MANI_MAX_GRAPH_CONDITIONS: conditions of one transition
 MAX_GRAPH_CHAIN_LIMIT = 16          # a machine's chain limit (transitions blending at once)
 DEFAULT_GRAPH_CHAIN_LIMIT = 4       # a machine's chain limit when its source gives 0

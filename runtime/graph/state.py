@@ -86,7 +86,9 @@ def restore(inst, data) -> None:
     S = c.array(b"SCAL", "<f8", (L.size,))
     A = c.array(b"POSE", "<f4", (L.pose_count, g.bone_count, 10))
     s_at = c.offset_of(b"SCAL")
-    bad = ~(np.isfinite(S) & (S >= b.lo) & (S <= b.hi) & (~b.whole | (S == np.floor(S))))
+    bad = ~np.isfinite(S)           # first, on the bits: no arithmetic meets a NaN or an infinity
+    if not bad.any():
+        bad = ~((S >= b.lo) & (S <= b.hi) & (~b.whole | (S == np.floor(S))))
     if bad.any():
         raise FormatError("a scalar out of range", s_at + 8 * int(np.flatnonzero(bad)[0]))
     _check_relations(b, S, s_at)

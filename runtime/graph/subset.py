@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import args
 from ..core.errors import InvalidError
 from .binding import GraphBinding
 from .evaluate.eval import evaluate
@@ -37,18 +38,14 @@ class GraphSubset:
     def __init__(self, binding: GraphBinding, bones, memory=None, size: int | None = None):
         if not isinstance(binding, GraphBinding):
             raise InvalidError("not a graph binding")
-        if bones is None:
-            raise InvalidError("no bones")
-        try:
-            listed = np.asarray(bones, dtype=np.int64).reshape(-1)
-        except (TypeError, ValueError, OverflowError):
-            raise InvalidError("bones are not whole numbers") from None
+        listed = _bones(bones)
         n = binding.skeleton.bone_count
-        if listed.size and (listed[0] < 0 or listed[-1] >= n or (np.diff(listed) <= 0).any()):
+        if listed and (listed[0] < 0 or listed[-1] >= n or any(b <= a for a, b in zip(listed, listed[1:]))):
             raise InvalidError("bones out of range or not increasing")
+        size = None if size is None else args.count(size, "size")
         buf = None if memory is None else caller_block(memory, size, subset_size(binding), "a plan")
         keep = np.zeros(n, dtype=bool)
-        for bone in listed.tolist():
+        for bone in listed:
             while bone != NO_BONE and not keep[bone]:
                 keep[bone] = True
                 bone = binding.skeleton.parent(bone)
@@ -65,6 +62,19 @@ class GraphSubset:
     def get_bones(self) -> np.ndarray:
         """maniGraphSubset_GetBones: the bones the plan evaluates and writes, increasing."""
         return self.bones.astype(np.uint32)
+
+
+def _bones(bones) -> list[int]:
+    """The bones listed, as ints: a flat list, tuple or array of integers."""
+    if bones is None or isinstance(bones, (str, bytes, bytearray, memoryview, dict, set)):
+        raise InvalidError(f"bones must be a list of bones, not {type(bones).__name__}")
+    if isinstance(bones, np.ndarray) and bones.ndim != 1:
+        raise InvalidError(f"bones must be a flat list, not of shape {bones.shape}")
+    try:
+        items = list(bones)
+    except TypeError:
+        raise InvalidError(f"bones must be a list of bones, not {type(bones).__name__}") from None
+    return [args.integer(b, f"bones[{i}]") for i, b in enumerate(items)]
 
 
 def evaluate_subset(inst, plan: GraphSubset, out, scratch=None) -> None:

@@ -23,8 +23,9 @@ Refusals for the whole source: Count with item 0 and other LIST_NODES for no nod
 Node with item the given output and other GRAPH_NONE for an output that is no place;
 Node with item a subgraph node and other GRAPH_NONE for a subgraph that is not a
 GraphSource of the host's skeleton, or whose output is no place of it; Count (LimitError)
-for subgraphs nested deeper than MAX_GRAPH_DEPTH (item the subgraph node) or more nodes
-than MAX_GRAPH_NODES (item the count); Parameter with item the subgraph node and other
+for subgraphs nested deeper than MAX_GRAPH_DEPTH (item the subgraph node), more nodes
+than MAX_GRAPH_NODES, subgraphs inlined (item the count), or more distinct condition event
+names than MAX_GRAPH_EVENTS (item the count); Parameter with item the subgraph node and other
 LIST_PARAMETERS << LIST_SHIFT | the parameter (0xFFFFFF for a mapping naming none) for a
 parameter the host lacks or has of another type; Clip, Database, Model, SpringSetSlot and
 MirrorGraph likewise for a name the host gives another asset.
@@ -178,7 +179,8 @@ def _inline(source: GraphSource, skeleton, top: Lists) -> list[_Graph]:
                   list(range(len(top.parameters))), list(range(len(top.clips))),
                   list(range(len(top.sync_groups))), source_parameters=top.parameters)
     graphs, queue = [], deque([root])
-    next_place = len(root.nodes)
+    next_place = filed = len(root.nodes)     # places given; nodes the file will hold
+    _node_limit(filed)
     while queue:
         g = queue.popleft()
         graphs.append(g)
@@ -186,9 +188,8 @@ def _inline(source: GraphSource, skeleton, top: Lists) -> list[_Graph]:
             if isinstance(node, SubgraphNode):
                 sub = _subgraph(node, g.base + k, g, top, skeleton, next_place)
                 next_place += len(sub.nodes)
-                if next_place > MAX_GRAPH_NODES:
-                    raise LimitError(f"{next_place} nodes past MAX_GRAPH_NODES",
-                                     reason=BuildReason.Count, item=next_place, other=LIST_NODES)
+                filed += len(sub.nodes) - 1         # its nodes in place of the subgraph node
+                _node_limit(filed)
                 g.subgraphs[k] = sub
                 queue.append(sub)
     for what, items, bit, limit in (("clip slots", top.clips, LIST_CLIPS, MAX_GRAPH_CLIPS),
@@ -200,6 +201,13 @@ def _inline(source: GraphSource, skeleton, top: Lists) -> list[_Graph]:
             raise LimitError(f"{len(items)} {what} past the limit", reason=BuildReason.Count,
                              item=len(items), other=bit)
     return graphs
+
+
+def _node_limit(count: int) -> None:
+    """The file holds every node but the subgraph nodes, each of which its nodes replace."""
+    if count > MAX_GRAPH_NODES:
+        raise LimitError(f"{count} nodes past MAX_GRAPH_NODES", reason=BuildReason.Count, item=count,
+                         other=LIST_NODES)
 
 
 def _resolve(g: _Graph, k: int) -> int:

@@ -27,10 +27,11 @@ in other, the list's bit << LIST_SHIFT | the entry in that list.
 from __future__ import annotations
 
 import math
-import operator
 from dataclasses import dataclass, field
 
-from ...core import names
+import numpy as np
+
+from ...core import args, names
 from ...clip.clip import is_open
 from ...core.errors import BuildReason, InvalidError, LimitError, ManiError
 from ..format import f32 as _f32
@@ -79,16 +80,13 @@ class Lists:
 
 
 def _real(v) -> float | None:
-    """A source number as binary64, or None when it is not a real number."""
-    if isinstance(v, bool):
+    """A source number as binary64 (a bool as 0 or 1), or None when it is not a real number
+    or an int past the float range."""
+    if isinstance(v, (bool, np.bool_)):
         return float(v)
     try:
-        return float(operator.index(v)) if not isinstance(v, float) else float(v)
-    except TypeError:
-        pass
-    try:
-        return float(v)
-    except (TypeError, ValueError, OverflowError):
+        return args.real(v, "value")
+    except InvalidError:
         return None
 
 

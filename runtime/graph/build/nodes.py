@@ -39,7 +39,7 @@ from ..format import (ARITY, COMPARABLE_TYPES, AdditiveData, BandedData, BlendDa
                       PoseParameterData, SeekData, SelectData, Space1DData, TimeScaleData,
                       TransitionData, TriangulatedData, banded_fault, triangle_area)
 from ..limits import (DEFAULT_GRAPH_CHAIN_LIMIT, GRAPH_NONE, MAX_GRAPH_CHAIN_LIMIT,
-                      MAX_GRAPH_CONDITIONS, MAX_GRAPH_SECONDS, MAX_GRAPH_TIME_FACTOR,
+                      MAX_GRAPH_CONDITIONS, MAX_GRAPH_EVENTS, MAX_GRAPH_SECONDS, MAX_GRAPH_TIME_FACTOR,
                       MAX_GRAPH_TRANSITIONS, MAX_GRAPH_TRIANGLES)
 from ..source import (AdditiveNode, Blend1DNode, Blend2DBandedNode, Blend2DTriangulatedNode,
                       BlendInput, BlendNode, ClipLoop, ClipNode, CompareOp, Condition,
@@ -367,6 +367,9 @@ def _condition(c, k: int, place, ctx) -> ConditionData:
     if kind == ConditionKind.event:
         raw = names.name_bytes(c.event, "event", place, reason_other=k)
         if raw not in ctx.events:
+            if len(ctx.events) == MAX_GRAPH_EVENTS:
+                raise LimitError(f"node {place}: event names past MAX_GRAPH_EVENTS", reason=BuildReason.Count,
+                                 item=MAX_GRAPH_EVENTS + 1, other=0)
             ctx.events.append(raw)
         return ConditionData(kind, ctx.events.index(raw), CompareOp.ge, 0.0)
     if kind == ConditionKind.state_time:

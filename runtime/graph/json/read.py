@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from ...core import args
 from ...core.builder import Builder, enter_build
 from ...core.errors import BuildReason, InvalidError, VersionError
 from ..build.build import build as build_source
@@ -95,11 +96,15 @@ class _Obj:
                 raise _form(GraphForm.missing, self.offset, f"{self.what} lacks {key!r}")
             return default
         at, v = self.members[key]
-        if v.kind == "null" and default is None:        # a member whose off value is none
-            return None
         if v.kind not in kinds:
             raise _form(GraphForm.type, at, f"{self.what}'s {key!r} is not a {' or '.join(kinds)}")
         return v
+
+    def maybe(self, key: str, kind: str) -> Value | None:
+        """A member whose off value is none: its value, or None when it is left out or null
+        (the one place null is read, so it means none wherever the form has a none)."""
+        v = self.get(key, (kind, "null"), None)
+        return None if v is None or v.kind == "null" else v
 
     def number(self, key: str, default=_MISSING):
         v = self.get(key, ("number",), default)
@@ -145,9 +150,13 @@ class _Names:
         self.what = what
 
     def find(self, obj: _Obj, key: str, optional=False):
-        name = obj.text(key, None if optional else _MISSING)
-        if name is None:
-            return None
+        if optional:
+            v = obj.maybe(key, "string")
+            if v is None:
+                return None
+            name = v.value
+        else:
+            name = obj.text(key)
         if name not in self.index:
             raise _form(GraphForm.name, obj.at(key), f"no {self.what} named {name!r}")
         return self.index[name]
@@ -255,7 +264,8 @@ def _parameter(v: Value) -> ParameterSource:
         elif kind in (ParameterType.int_, ParameterType.float_):
             default = o.number("default")
         elif kind == ParameterType.pose:
-            raise _form(GraphForm.member, at, "a pose parameter takes no default")
+            if d.kind != "null":
+                raise _form(GraphForm.type, at, "a pose parameter's default is none (null)")
         else:
             items = o.items("default")
             if any(x.kind != "number" for x in items):
@@ -346,10 +356,9 @@ def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets):
         return StateMachineNode(_places(o, "states"), transitions, o.whole("entry", 0, least=0),
                                 o.whole("chainLimit", 0, least=0), _places(o, "finals", []))
     if kind == "oneShot":
-        mask = None
-        if "mask" in o.members:
-            mo = _Obj(o.get("mask", ("object",)), {"chains", "defaultWeight"}, "a mask")
-            mask = MaskSource(*_mask(mo, sk))
+        mask = o.maybe("mask", "object")
+        if mask is not None:
+            mask = MaskSource(*_mask(_Obj(mask, {"chains", "defaultWeight"}, "a mask"), sk))
         return OneShotNode(one("base"), one("shot"), P.find(o, "trigger"),
                            P.find(o, "fadeOutTrigger", optional=True), P.find(o, "abort", optional=True),
                            o.option("curve", CURVES, Curve.linear), o.number("fadeIn", 0.0),
@@ -366,10 +375,11 @@ def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets):
 
 def _triangles(o: _Obj):
     """A triangulated space's triangles, or None to have the build triangulate."""
-    if "triangles" not in o.members:
+    given = o.maybe("triangles", "array")
+    if given is None:
         return None
     triangles = []
-    for t in o.items("triangles"):
+    for t in given.value:
         if t.kind != "array":
             raise _form(GraphForm.type, t.offset, "a triangle is not a list")
         triangles.append([_place(c, "a triangle's corner") for c in t.value])
@@ -446,10 +456,10 @@ def build_graph_json(builder: Builder, text, assets: GraphNamedAssets) -> bytes:
     enter_build(builder, assets, GraphNamedAssets, skeleton=Skeleton)
     if text is None:
         raise builder.refuse("no text")
-    try:
-        raw = bytes(memoryview(text).cast("B")) if not isinstance(text, str) else text.encode("utf-8")
-    except TypeError:
-        raise builder.refuse("text is not bytes or str") from None
+    try:        # a str's lone surrogates become bytes that are not UTF-8, refused at their offset
+        raw = args.name(text, "text") if isinstance(text, str) else args.byte_view(text, "text").tobytes()
+    except InvalidError as exc:
+        raise builder.refuse(str(exc)) from None
     data = build_source(read_text(raw, assets))
     builder.keep(data, "graph")
     return data

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 import struct
+from fractions import Fraction
 
 from ...core.errors import BuildReason, InvalidError
 
@@ -200,23 +201,46 @@ def _f32(x: float) -> float:
         return math.copysign(math.inf, x)
 
 
+def _rounding_interval(x: float) -> tuple:
+    """The reals that round to binary32 x > 0 (ties to even): (low, high, ends included)."""
+    E = max(math.frexp(x)[1] - 24, -149)
+    M = int(math.ldexp(x, -E))                  # x = M * 2**E exactly, M below 2**24
+    half = Fraction(2) ** (E - 1)
+    below = half / 2 if M == 1 << 23 and E > -149 else half     # the gap halves below 2**k
+    return Fraction(x) - below, Fraction(x) + half, M % 2 == 0
+
+
+def _shortest(x: float) -> tuple:
+    """(digits, n): the fewest significant digits whose decimal 0.digits * 10**n rounds to
+    binary32 x > 0, of those the closest to x. For each count the decimal nearest x is tried,
+    then its neighbours: at a power of two the interval is lopsided (half the gap below), so
+    the nearest can fall outside while the next one up is in."""
+    low, high, ends = _rounding_interval(x)
+    exact = Fraction(x)
+    for p in range(1, 10):
+        mantissa, exp = f"{x:.{p - 1}e}".split("e")
+        S, q = int(mantissa.replace(".", "")), int(exp) - (p - 1)
+        below = (S - 1, q) if S > 10 ** (p - 1) else (10 ** p - 1, q - 1)
+        for s, e in sorted([(S, q), (S + 1, q), below], key=lambda c: abs(c[0] * Fraction(10) ** c[1] - exact)):
+            d = s * Fraction(10) ** e
+            if low < d < high or (ends and d in (low, high)):
+                text = str(s)
+                return text.rstrip("0"), e + len(text)
+    raise AssertionError("nine digits always read back")
+
+
 def number(x: float) -> str:
-    """The shortest decimal that reads back to the same binary32 as x, laid out as
-    ECMAScript's Number::toString lays it out (1e21 and above, and below 1e-6, in exponent
-    form; -0 as 0)."""
+    """The shortest decimal that reads back to the same binary32 as x (the closest to x of
+    the shortest), laid out as ECMAScript's Number::toString lays it out (1e21 and above,
+    and below 1e-6, in exponent form), except that -0 is "-0" so its sign reads back."""
     x = _f32(float(x))
     if not math.isfinite(x):
         raise ValueError("JSON has no text for a number that is not finite")
     if x == 0:
-        return "0"
-    for p in range(1, 10):
-        s = f"{x:.{p - 1}e}"
-        if _f32(float(s)) == x:
-            break
-    mantissa, exp = s.split("e")
-    sign = "-" if mantissa.startswith("-") else ""
-    digits = mantissa.lstrip("-").replace(".", "").rstrip("0") or "0"
-    k, n = len(digits), int(exp) + 1
+        return "-0" if math.copysign(1.0, x) < 0 else "0"
+    sign = "-" if x < 0 else ""
+    digits, n = _shortest(abs(x))
+    k = len(digits)
     if k <= n <= 21:
         body = digits + "0" * (n - k)
     elif 0 < n <= 21:

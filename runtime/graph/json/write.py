@@ -4,6 +4,8 @@ binary32.
 """
 from __future__ import annotations
 
+import math
+
 from ...core.builder import Builder, enter_build
 from ...pose.skeleton import Skeleton
 from ..build.build import build as build_source
@@ -44,8 +46,18 @@ def to_json(source: GraphSource, top: bool = True) -> dict:
 
 
 def _opt(out: dict, key: str, value, default) -> None:
-    if value != default and value is not None:
+    if value is not None and not _same(value, default):
         out[key] = value
+
+
+def _same(a, b) -> bool:
+    """Equal as the file holds them: -0.0 is not 0 (its sign survives the text)."""
+    if isinstance(a, (tuple, list)) or isinstance(b, (tuple, list)):
+        return isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)) and len(a) == len(b) \
+            and all(map(_same, a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+    return a == b
 
 
 def _num(v) -> float:
@@ -60,7 +72,7 @@ def _parameter_json(p: ParameterSource) -> dict:
         v = parameter_value(kind, p.default)
         off = parameter_value(kind, None)
         raw = p.default
-        if v != off:
+        if not _same(v, off):
             if kind in (ParameterType.bool_, ParameterType.trigger):
                 out["default"] = bool(v[0])
             elif kind == ParameterType.int_:

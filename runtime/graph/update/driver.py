@@ -42,13 +42,12 @@ is worked out once per binding, as Tables, and kept on the binding.
 """
 from __future__ import annotations
 
-import math
 import threading
 from collections import namedtuple
 
 import numpy as np
 
-from ...core.errors import InvalidError
+from ...core import args
 from ...core.jit import kernel
 from ..source import NodeKind
 from . import machine, nodes
@@ -63,14 +62,14 @@ slot, the event's name and time in the clip, and the node's share of the output.
 
 def update(inst, delta, capacity=None):
     """(events, event count, root move) of one step; see the module's description."""
-    delta = _checked(delta, capacity)
+    delta, capacity = _checked(delta, capacity)
     return _run([inst], inst.scalars[None], delta, capacity)[0]
 
 
 def update_many(insts: list, delta, capacity=None) -> list:
     """update() of instances of one binding, as lanes: each result bit for bit what update()
     gives it."""
-    delta = _checked(delta, capacity)
+    delta, capacity = _checked(delta, capacity)
     S = np.stack([inst.scalars for inst in insts], out=_scratch(tables(insts[0].binding), len(insts))[0])
     results = _run(insts, S, delta, capacity)
     for inst, row in zip(insts, S):
@@ -78,16 +77,9 @@ def update_many(insts: list, delta, capacity=None) -> list:
     return results
 
 
-def _checked(delta, capacity) -> float:
-    try:
-        delta = float(delta)
-    except (TypeError, ValueError):
-        raise InvalidError("the step is not a number") from None
-    if not math.isfinite(delta):
-        raise InvalidError("the step is not finite")
-    if capacity is not None and (not isinstance(capacity, int) or capacity < 0):
-        raise InvalidError("capacity is not a count")
-    return delta
+def _checked(delta, capacity) -> tuple:
+    """The step, finite, and the capacity, None or a count."""
+    return args.finite(delta, "delta"), None if capacity is None else args.count(capacity, "capacity")
 
 
 def _scratch(t: "Tables", m: int) -> tuple:
