@@ -180,3 +180,20 @@ def test_a_skeleton_whose_composed_model_overflows_answers_as_the_spec_says():
     assert not np.isfinite(capi.maniPose_GetModel(pose, 1)).all()
     assert np.array_equal(capi.maniPose_GetModelTransform(pose, 1), rt.IDENTITY)
     assert np.isfinite(capi.maniPose_GetModelTransform(pose, 0)).all()
+
+
+def test_a_target_at_exactly_its_full_weight_weighs_one_even_first_and_negative():
+    """maniMorphTargets_ComputeTargetWeights at a channel's first full weight, negative or
+    not: the mesh is that target, not the base."""
+    from runtime.deform.morph_build import (MorphAttribute, MorphChannelSource, MorphSemantic,
+                                            MorphSource, MorphTargetSource)
+    rng = np.random.default_rng(3)
+    for fulls in ([-1.0], [-2.0, -1.0], [-1.0, 1.0], [-0.5, 0.5, 1.0], [0.5, 1.0]):
+        source = MorphSource(4, [MorphAttribute(MorphSemantic.position)], [MorphChannelSource(
+            "c", [MorphTargetSource(f, [rng.normal(size=(4, 3))]) for f in fulls])])
+        targets = rt.MorphTargets.open(rt.build_morph_targets(rt.Builder(), source))
+        for k, f in enumerate(fulls):
+            w = capi.maniMorphTargets_ComputeTargetWeights(targets, [f])
+            expected = np.zeros(len(fulls), np.float32)
+            expected[k] = 1.0
+            assert np.array_equal(w, expected), (fulls, f, w)

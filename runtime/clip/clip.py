@@ -69,7 +69,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core import container, names
+from ..core import args, container, names
 from ..core.container import Container, FileKind
 from ..core.errors import FormatError, InvalidError
 from ..core.limits import MAX_BONES, NO_TRACK
@@ -443,12 +443,13 @@ class _Named:
         self.count = count
 
     def get(self, index: int) -> ClipEvent:
+        index = args.integer(index, "index")
         if not 0 <= index < self.count:
             return ZERO_EVENT
         return ClipEvent(self.names.name(int(self.index[index])), float(self.times[index]))
 
     def range(self, start, end) -> tuple[int, int]:
-        a, b = seconds(start), seconds(end)
+        a, b = seconds(start, "start"), seconds(end, "end")
         if math.isnan(a) or math.isnan(b) or not self.count:
             return 0, 0
         a32, b32 = to_f32(a), to_f32(b)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .clip import CURSOR_HEADER, NO_SAMPLE, Clip, is_open
+from ..core import args
 from ..core.errors import CapacityError, InvalidError
 from ..core.memory import caller_bytes
 from ..pose.pose import Pose
@@ -12,6 +13,11 @@ from ..pose.skeleton import Skeleton
 
 CURSOR_MAGIC = 0x52554343       # "CCUR"
 CURSOR_ALIGN = 8
+
+
+# the largest cursor any clip needs (MAX_BONES bones and tracks of two binary32 samples),
+# with room to spare: a bigger request for new memory is a mistake, not a cursor
+MAX_NEW_CURSOR = 1 << 24
 
 
 class ClipCursor:
@@ -38,7 +44,10 @@ class ClipCursor:
         if memory is None:
             if size is None:
                 raise InvalidError("no memory for the cursor")
-            memory = np.zeros(int(size), dtype=np.uint8)
+            size = args.count(size, "size")
+            if size > MAX_NEW_CURSOR:
+                raise InvalidError(f"a cursor of {size} bytes: no clip needs more than {MAX_NEW_CURSOR}")
+            memory = np.zeros(size, dtype=np.uint8)
         buf = _cursor_memory(memory, size)
         if buf.size < CURSOR_HEADER:
             raise CapacityError(f"{buf.size} bytes, a cursor needs at least {CURSOR_HEADER}",
@@ -143,7 +152,7 @@ class ClipCursor:
 def _cursor_memory(memory, size: int | None) -> np.ndarray:
     buf = caller_bytes(memory, CURSOR_ALIGN)
     if size is not None:
-        size = int(size)
+        size = args.count(size, "size")
         if not 0 <= size <= buf.size:
             raise InvalidError(f"a size of {size} for {buf.size} bytes of memory")
         buf = buf[:size]

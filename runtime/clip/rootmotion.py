@@ -22,6 +22,7 @@ from .kernels import compose_moves, inverse_move, power_move
 from .kernels import move_at as _move_at_kernel
 from .kernels import moves_at as _moves_at_kernel
 from .sampling import F32_MAX, seconds
+from ..core import args
 from ..core.errors import InvalidError
 from ..core.transform import quat_conj, quat_mul, quat_rotate
 
@@ -70,18 +71,19 @@ Move = tuple  # (tx, ty, tz, qx, qy, qz, qw), binary64
 
 
 def _as_move(move, what: str) -> np.ndarray:
-    try:
-        m = np.asarray(move, dtype=np.float64).reshape(7)
-    except (TypeError, ValueError):
-        raise InvalidError(f"{what} is not a move of seven numbers") from None
-    return m
+    """A maniRootMove: seven numbers a binary32 can hold (NaN and infinities pass), in
+    binary64 as given."""
+    args.floats(move, (7,), what, allow_nonfinite=True)
+    return args.floats(move, (7,), what, dtype=np.float64, allow_nonfinite=True)
 
 
 def compose(first, then) -> np.ndarray:
-    """maniComposeRootMotion: first, then `then` from where first ends, in first's frame."""
+    """maniComposeRootMotion: first, then `then` from where first ends, in first's frame. A
+    composition past the binary32 range comes out infinite, the IEEE result."""
     a = tuple(_as_move(first, "first").tolist())
     b = tuple(_as_move(then, "then").tolist())
-    return np.array(compose_moves(a, b), dtype=np.float32)
+    with np.errstate(over="ignore"):
+        return np.array(compose_moves(a, b), dtype=np.float32)
 
 
 def blend(moves, weights) -> np.ndarray:
@@ -90,11 +92,9 @@ def blend(moves, weights) -> np.ndarray:
     of 0 count for nothing; all 0 give the identity."""
     if moves is None or weights is None:
         raise InvalidError("no moves or no weights")
-    try:
-        m = np.asarray(moves, dtype=np.float64).reshape(-1, 7)
-        w = np.asarray(weights, dtype=np.float64).reshape(-1)
-    except (TypeError, ValueError):
-        raise InvalidError("moves are seven numbers each, weights one number each") from None
+    args.floats(moves, (-1, 7), "moves", allow_nonfinite=True)
+    m = args.floats(moves, (-1, 7), "moves", dtype=np.float64, allow_nonfinite=True)
+    w = args.floats(weights, (-1,), "weights", dtype=np.float64, allow_nonfinite=True)
     if m.shape[0] != w.size:
         raise InvalidError(f"{m.shape[0]} moves for {w.size} weights")
     if not (np.isfinite(w).all() and (w >= 0).all()):
@@ -154,10 +154,7 @@ def get_root_motion(clip, time, step) -> np.ndarray:
     """
     if not is_open(clip):
         raise InvalidError("not an opened clip")
-    try:
-        t, s = float(time), float(step)
-    except (TypeError, ValueError):
-        raise InvalidError("time and step are numbers") from None
+    t, s = args.real(time, "time"), args.real(step, "step")
     if not (math.isfinite(t) and math.isfinite(s)):
         raise InvalidError("a time or step not finite")
     if clip.moves is None:

@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from . import kernels
+from ..core import args
 from ..core.errors import CapacityError, InvalidError
 from ..core.transform import IDENTITY
 from ..pose.pose import Pose, PoseBatch
@@ -22,12 +23,10 @@ from ..pose.skeleton import Skeleton
 F32_MAX = float(np.finfo(np.float32).max)
 
 
-def seconds(time) -> float:
-    """A time argument as a float; InvalidError for something that is not a number."""
-    try:
-        return float(time)
-    except (TypeError, ValueError):
-        raise InvalidError(f"time {time!r} is not a number") from None
+def seconds(time, what: str = "time") -> float:
+    """A time argument as a float (NaN and infinities pass: each call says what it does with
+    them); InvalidError for something that is not a number or an int past the float range."""
+    return args.real(time, what)
 
 
 def to_f32(x: float) -> np.float32:
@@ -304,6 +303,7 @@ class ClipSampling:
     def discrete_value(self, track: int, time) -> int:
         """maniClip_GetDiscreteValue: the last key at or before the time, else the first key
         (NaN as 0); 0 for a track past the count."""
+        track = args.integer(track, "track")
         if not 0 <= track < self.discrete_track_count:
             return 0
         a, b = self._key_off[track], self._key_off[track + 1]

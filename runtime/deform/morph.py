@@ -40,7 +40,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..core import container, names
+from ..core import args, container, names
 from ..core.container import Container, FileKind
 from ..core.errors import CapacityError, FormatError, InvalidError
 from ..core.limits import MAX_NAME_BYTES
@@ -199,6 +199,7 @@ class MorphTargets:
     # ---- queries
     def attribute(self, i: int) -> tuple[int, int]:
         """(semantic, set) of attribute i; (-1, 0) past the count."""
+        i = args.integer(i, "attribute")
         if not 0 <= i < self.attribute_count:
             return -1, 0
         return int(self.semantics[i]), int(self.sets[i])
@@ -211,6 +212,7 @@ class MorphTargets:
         return NO_CHANNEL if found >= self.channel_count else found
 
     def target_name(self, target: int) -> str | None:
+        target = args.integer(target, "target")
         if not 0 <= target < self.target_count:
             return None
         a, b = int(self.target_offsets[target]), int(self.target_offsets[target + 1])
@@ -220,7 +222,7 @@ class MorphTargets:
 
     def find_target(self, name) -> int:
         """The first target of that name, or NO_CHANNEL."""
-        raw = name.encode("utf-8") if isinstance(name, str) else bytes(name)
+        raw = args.name(name)
         offsets = self.target_offsets
         data = self.target_name_bytes
         for i in np.flatnonzero(self.target_hashes == np.uint64(names.hash_name(raw))).tolist():
@@ -231,6 +233,7 @@ class MorphTargets:
 
     def channel_targets(self, channel: int) -> tuple[int, int]:
         """(first target, count) of a channel; (0, 0) past the count."""
+        channel = args.integer(channel, "channel")
         if not 0 <= channel < self.channel_count:
             return 0, 0
         a, b = int(self.channel_first[channel]), int(self.channel_first[channel + 1])
@@ -239,6 +242,7 @@ class MorphTargets:
         return a, b - a
 
     def full_weight(self, target: int) -> float:
+        target = args.integer(target, "target")
         if not 0 <= target < self.target_count:
             return 0.0
         return float(self.full_weights[target])
@@ -431,10 +435,8 @@ def compute_target_weights(targets: MorphTargets, channel_weights, out=None) -> 
         raise InvalidError("not opened morph targets")
     if channel_weights is None:
         raise InvalidError("no channel weights")
-    try:
-        x = np.asarray(channel_weights, dtype=np.float64).reshape(-1)
-    except (TypeError, ValueError):
-        raise InvalidError("channel weights are not numbers") from None
+    x = args.floats(channel_weights, (-1,), "channel weights", dtype=np.float64,
+                    allow_nonfinite=True)
     if x.size != targets.channel_count:
         raise InvalidError(f"{x.size} channel weights for {targets.channel_count} channels")
     if not np.isfinite(x).all():
@@ -453,11 +455,11 @@ def compute_target_weights(targets: MorphTargets, channel_weights, out=None) -> 
     with np.errstate(all="ignore"):
         rising = p._has_left & (((left <= v) & (v <= f)) | ((v > f) & ~p._has_right)
                                 | ((v < left) & p._left_is_first))
-        falling = p._has_right & (((f < v) & (v <= right)) | ((v < f) & ~p._has_left)
+        falling = p._has_right & (((f <= v) & (v <= right)) | ((v < f) & ~p._has_left)
                                   | ((v > right) & p._right_is_last))
         weights = np.where(rising, (v - left) / (f - left),
                            np.where(falling, (right - v) / (right - f), 0.0))
-    result = weights.astype(np.float32)
+        result = weights.astype(np.float32)
     if not np.isfinite(result).all():
         raise InvalidError("a target weight past binary32's range")
     if out is None:

@@ -34,6 +34,7 @@ from typing import Sequence
 import numpy as np
 
 from . import kernels as kernels
+from ..core import args
 from ..core.errors import InvalidError
 from .influences import Influences
 from ..core.scratch import Scratch, thread_scratch, vertex_range
@@ -232,15 +233,7 @@ def skin_centers(job: SkinJob) -> None:
 # ---- palettes for shaders ----------------------------------------------------------------
 
 def _palette64(palette) -> np.ndarray:
-    if palette is None:
-        raise InvalidError("no palette")
-    try:
-        p = np.asarray(palette, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InvalidError("the palette is not numbers") from None
-    if p.ndim != 3 or p.shape[1:] != (3, 4):
-        raise InvalidError(f"a palette of shape {p.shape}, not (joints, 3, 4)")
-    return p
+    return args.floats(palette, (-1, 3, 4), "palette", dtype=np.float64, allow_nonfinite=True)
 
 
 def _out(out, shape: tuple) -> np.ndarray:
