@@ -60,3 +60,16 @@ def reference_model(skeleton: rt.Skeleton, locals_: np.ndarray) -> np.ndarray:
         p = skeleton.parent(b)
         out[b] = local if p == rt.NO_BONE else out[p] @ local
     return out[:, :3]
+
+
+def hamilton(p, q):
+    """The Hamilton product p q of two xyzw quaternions, written out in binary64."""
+    (px, py, pz, pw), (qx, qy, qz, qw) = p, q
+    return (pw * qx + px * qw + py * qz - pz * qy, pw * qy - px * qz + py * qw + pz * qx,
+            pw * qz + px * qy - py * qx + pz * qw, pw * qw - px * qx - py * qy - pz * qz)
+
+
+def rotate(q, v):
+    """v turned by the unit quaternion q: q v q*."""
+    x, y, z, _ = hamilton(hamilton(q, (*v, 0.0)), (-q[0], -q[1], -q[2], q[3]))
+    return (x, y, z)

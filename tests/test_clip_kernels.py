@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from runtime.clip import kernels as K
 from runtime.clip.clip import sample_count
 
+from runtime_fixtures import hamilton, rotate
 from test_graph_fixtures import locomotion, standard_clips
 
 
@@ -80,17 +81,6 @@ def test_clips_and_their_graphs_search_alike():
 
 
 # ---- moves ---------------------------------------------------------------------------------------
-def hamilton(p, q):
-    (px, py, pz, pw), (qx, qy, qz, qw) = p, q
-    return (pw * qx + px * qw + py * qz - pz * qy, pw * qy - px * qz + py * qw + pz * qx,
-            pw * qz + px * qy - py * qx + pz * qw, pw * qw - px * qx - py * qy - pz * qz)
-
-
-def rotate(q, v):
-    x, y, z, _ = hamilton(hamilton(q, (*v, 0.0)), (-q[0], -q[1], -q[2], q[3]))
-    return (x, y, z)
-
-
 def textbook_compose(a, b):
     t = rotate(a[3:], b[:3])
     return (a[0] + t[0], a[1] + t[1], a[2] + t[2], *hamilton(a[3:], b[3:]))

@@ -1,6 +1,6 @@
 """The graph's compiled kernels against plain references, lane by lane: the evaluation's
-(graph_kernels: sampling, blends, masks, one-shots, additive layers) in binary32 scalars,
-the update's root-motion blend (graph_motion) against clip/rootmotion.py's and its
+(graph/evaluate/kernels.py: sampling, blends, masks, one-shots, additive layers) in binary32 scalars,
+the update's root-motion blend (graph/motion.py) against clip/rootmotion.py's and its
 playheads against the plain formulas (the moves themselves are the clip's: test_clip_kernels), each bit for bit; a lane computed alone equals the
 same lane among others; batches of the sample graphs equal their instances alone."""
 import math

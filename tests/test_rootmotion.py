@@ -8,6 +8,7 @@ import runtime as rt
 from runtime import capi
 from runtime.clip.rootmotion import MAX_PERIODS, RootAxes
 
+from runtime_fixtures import hamilton, rotate
 from test_clip_fixtures import (AdditiveBasis, ChannelSource, ClipSource, LoopPolicy, R,
                                 RootMotionSource, RootRotation, T, grid, open_clip, random_quats,
                                 rich_source, same_rotation, small_skeleton)
@@ -18,22 +19,10 @@ def sk():
     return small_skeleton()
 
 
-def qmul(a, b):
-    ax, ay, az, aw = a
-    bx, by, bz, bw = b
-    return (aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz)
-
-
-def rotate(q, v):
-    x, y, z, _ = qmul(qmul(q, (*v, 0.0)), (-q[0], -q[1], -q[2], q[3]))
-    return (x, y, z)
-
-
 def compose_py(a, b):
     """Plain-Python binary64 composition: a, then b from where a ends."""
     t = rotate(a[3:], b[:3])
-    q = qmul(a[3:], b[3:])
+    q = hamilton(a[3:], b[3:])
     n = math.sqrt(sum(c * c for c in q))
     return (a[0] + t[0], a[1] + t[1], a[2] + t[2]) + tuple(c / n for c in q)
 
@@ -45,7 +34,7 @@ def walking(sk, loop=LoopPolicy.repeat, rate=30.0, **root):
     trans = np.stack([0.1 * np.sin(2 * np.pi * times), 0.05 * np.cos(4 * np.pi * times), 1.4 * times], 1)
     rot = np.stack([np.zeros(11), np.sin(yaw / 2), np.zeros(11), np.cos(yaw / 2)], 1)
     tilt = np.array([math.sin(0.1), 0, 0, math.cos(0.1)])
-    rot = np.array([qmul(r, tilt) for r in rot])          # a little pitch the root motion leaves
+    rot = np.array([hamilton(r, tilt) for r in rot])          # a little pitch the root motion leaves
     root = dict(bone=0, axes=RootAxes.x | RootAxes.z, rotation=RootRotation.about_y) | root
     return ClipSource(sk, [ChannelSource(0, T, times, trans), ChannelSource(0, R, times, rot),
                            ChannelSource(3, R, times, random_quats(np.random.default_rng(0), (11,)))],

@@ -74,6 +74,8 @@ def floats(value, shape: tuple, what: str, *, dtype=np.float32, allow_nonfinite=
         raw = np.asarray(value)
     except (ValueError, TypeError, OverflowError):      # ragged, or not numbers at all
         raise InvalidError(f"{what} must be an array of numbers of shape {shape}") from None
+    if raw.size == 0 and raw.ndim == 1 and shape[0] == -1 and -1 not in shape[1:]:
+        raw = raw.reshape((0,) + tuple(shape[1:])).astype(np.float64)   # [] is no rows
     if raw.dtype.kind not in "iuf":
         raise InvalidError(f"{what} must be an array of numbers, not of {raw.dtype}")
     if raw.ndim != len(shape) or any(s not in (-1, n) for s, n in zip(shape, raw.shape)):

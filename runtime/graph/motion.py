@@ -1,5 +1,5 @@
 """Playheads, events and root motion for clip nodes, compiled (runtime.core.jit) for the update's
-clip pass (graph/update/driver.py).
+clip pass (graph/update/clips.py).
 
 A clip node's tables are flat arrays the binding's clips give once (graph_update.Tables):
 its events' times (`times[lo:hi]`, increasing), its sync markers' times and names (names as

@@ -117,7 +117,7 @@ def debug_cases() -> list[DebugCase]:
         # a bone of the rival picked
         DebugCase("debug_inspector", 180, (("skeleton", True), ("picked", (1, 5)))),
         # the rival's hit reaction paused and scrubbed, on the Stadium path without the
-        # half-frame blend, every bone named
+        # half-frame blend, the bone list open
         DebugCase("debug_scrub_names", 180,
                   (("skeleton", True), ("names", True), ("side", 1), ("interpolate", False),
                    ("pose_paths", [None, "stadium"])), scrub=(1, 0.1)),
