@@ -162,3 +162,15 @@ def test_our_bad_input_error_is_one_line_but_a_bug_shows_its_traceback(monkeypat
         monkeypatch.setattr(launch, "BattleViewer", _failing_viewer(bug))
         with pytest.raises(type(bug)):
             launch.run(options, headless_only=True, scale=1, frames=[0])
+
+
+def test_a_window_scale_past_the_screen_opens_what_fits_and_says_so(capsys):
+    from stadium.app.launch import window_size
+    from stadium.render.battlecam import FRAME
+    assert window_size(4, False, (1920, 1080)) == (FRAME[0] * 4, FRAME[1] * 4)
+    assert capsys.readouterr().err == ""
+    w, h = window_size(150, False, (1366, 768))
+    assert w <= 1366 and h <= 768
+    err = capsys.readouterr().err
+    assert "--scale 150" in err and err.count("\n") == 1
+    assert window_size(150, False, None) == (FRAME[0] * 150, FRAME[1] * 150)

@@ -294,3 +294,28 @@ def test_folded_constants_and_untouched_bones_are_in_the_set(bundled):
                 else:
                     folded += sum(isinstance(c, (int, float)) for c in track)
     assert folded > 100 and untouched > 20
+
+
+def test_a_pack_the_rig_would_compose_past_binary32_is_refused_at_its_bone():
+    """Finite values are not enough: scales multiply down a chain. A pack opens only when
+    every bone's reach stays under REACH_LIMIT, and one that opens skins without a warning."""
+    import warnings
+    from render_fixtures import boxling
+    from stadium.rig.rig import StadiumRig
+
+    s = boxling()
+    s.rest_s[0] = 3.4e38
+    with pytest.raises(pack.PackError, match="bone 0"):
+        pack.loads(pack.dumps(s))
+    s = boxling()
+    s.anims[1].tracks[1] = (-3.4e38, 70.0, 0.0, 0, 0, 0, 1.0, 1.0, 1.0)
+    with pytest.raises(pack.PackError, match="bone 1"):
+        pack.loads(pack.dumps(s))
+    s = boxling()
+    s.rest_s[0], s.rest_s[1] = 2.0 ** 19, 2.0 ** 19          # 2^38 of reach: opens
+    species = pack.loads(pack.dumps(s))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rig = StadiumRig(species)
+        rig.pose(1, 2.0, True)
+        rig.skin(0.3)

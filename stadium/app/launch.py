@@ -56,15 +56,28 @@ def run(options: Options, *, headless_only: bool, scale: int,
         return refuse(error)
 
 
+def window_size(scale: int, debug: bool, desktop) -> tuple[int, int]:
+    """The window's size: the frame at `scale`, or the debugger's screen, no larger than the
+    desktop holds (the frame letterboxes into what it gets); a scale that does not fit says
+    so once."""
+    if debug:
+        # the debugger's layout scales down to a smaller desktop (debugui.panels.layout)
+        return fit_desktop(DEBUG_SCREEN, desktop)
+    wanted = (FRAME[0] * scale, FRAME[1] * scale)
+    size = fit_desktop(wanted, desktop)
+    if size != wanted:
+        most = max(1, min(size[0] // FRAME[0], size[1] // FRAME[1]))
+        print(f"run_battle: --scale {scale} is larger than this screen; the window opens at "
+              f"{size[0]} x {size[1]} (--scale {most} fits)", file=sys.stderr)
+    return size
+
+
 def _run(options, roster, headless_only, scale, frames, out, gif, hashes) -> int:
     if options.mode == "show" and options.species is None:
         options.species = default_species(roster)
     viewer = BattleViewer(options, roster, overlay=not headless_only)
     if not headless_only:
-        size = (FRAME[0] * scale, FRAME[1] * scale)
-        if options.debug:
-            # the debugger's layout scales down to a smaller desktop (debugui.panels.layout)
-            size = fit_desktop(DEBUG_SCREEN, desktop_size())
+        size = window_size(scale, options.debug, desktop_size())
         try:
             gfx = Graphics.open_window(size, "Stadium battle", resizable=True)
         except WindowUnavailable as why:

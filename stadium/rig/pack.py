@@ -76,6 +76,7 @@ STANDBY, ENTRANCE, ATTACK1, ATTACK2, HIT, FAINT = range(6)
 CONTEXT_SLOTS = ("STANDBY", "ENTRANCE", "ATTACK1", "ATTACK2", "HIT", "FAINT")
 NO_ANIM = 0xFFFF
 
+REACH_LIMIT = 2.0 ** 40      # a bone's composed scale and offset, raw units: far past any creature
 COMPONENTS = ("tx", "ty", "tz", "rx", "ry", "rz", "sx", "sy", "sz")
 ROTATION = (3, 4, 5)
 LINEAR = (0, 1, 2, 6, 7, 8)
@@ -357,8 +358,34 @@ def loads(data: bytes, path="<bytes>") -> Species:
     images = [_read_image(r, i) for i in range(nimages)]
     if r.at != len(r.data):
         r.fail("end", f"{len(r.data) - r.at} unexpected bytes after the last image")
+    _check_reach(r, parents, rest_t, rest_s, anims, float(head["root_scale"]))
     return Species(name, parents, rest_t, rest_r, rest_s, float(head["root_scale"]),
                    float(head["height"]), prims, anims, ctx, aux, images)
+
+
+def _check_reach(r: _Reader, parents, rest_t, rest_s, anims, root_scale: float) -> None:
+    """Every value finite is not enough: scales multiply down a chain and translations add
+    up, and a pack the rig would compose past binary32 must not open. Each bone's largest
+    scale and offset, over its rest and every frame of every animation, bounds how far its
+    draw matrix can reach; past REACH_LIMIT the pack is refused at that bone."""
+    n = len(parents)
+    biggest_s = np.abs(rest_s).max(axis=1).astype(np.float64)
+    biggest_t = np.abs(rest_t).max(axis=1).astype(np.float64)
+    for anim in anims:
+        for b, track in enumerate(anim.tracks):
+            if track is not None:
+                biggest_t[b] = max(biggest_t[b], *(float(np.max(np.abs(track[c]))) for c in LINEAR[:3]))
+                biggest_s[b] = max(biggest_s[b], *(float(np.max(np.abs(track[c]))) for c in LINEAR[3:]))
+    scale = np.empty(n)
+    reach = np.empty(n)
+    for b in range(n):
+        p = int(parents[b])
+        above_scale, above_reach = (abs(root_scale), 0.0) if p < 0 else (scale[p], reach[p])
+        scale[b] = above_scale * biggest_s[b]
+        reach[b] = above_reach + 2.0 * above_scale * biggest_t[b]
+        if not (scale[b] <= REACH_LIMIT and reach[b] <= REACH_LIMIT):
+            r.fail(f"bone {b}", f"scales and offsets down its chain reach past {REACH_LIMIT:g}, "
+                                "which the rig cannot compose in binary32")
 
 
 def load(path) -> Species:
