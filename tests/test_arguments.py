@@ -197,3 +197,34 @@ def test_a_target_at_exactly_its_full_weight_weighs_one_even_first_and_negative(
             expected = np.zeros(len(fulls), np.float32)
             expected[k] = 1.0
             assert np.array_equal(w, expected), (fulls, f, w)
+
+
+def test_builders_refuse_values_past_binary32_at_their_item():
+    """Inverse binds and center positions are stored in binary32: 1e39 is not finite there."""
+    from hostile_world import World
+    import dataclasses
+    from runtime.deform.skin import SkinSource
+    w = World()
+    binds = np.tile(np.eye(4)[:3], (2, 1, 1))
+    binds[1, 0, 3] = 1e39
+    e = refused(lambda: rt.build_skin(rt.Builder(), SkinSource(w.skeleton, [0, 1], binds)), "joint 1")
+    assert (e.reason, e.item) == (rt.BuildReason.NotFinite, 1)
+    positions = w.positions.astype(np.float64)
+    positions[4, 2] = -1e39
+    source = dataclasses.replace(w.center_source, positions=positions)
+    e = refused(lambda: rt.build_centers(rt.Builder(), source), "vertex 4")
+    assert (e.reason, e.item) == (rt.BuildReason.NotFinite, 4)
+    source = dataclasses.replace(w.center_source, sigma=10 ** 400)
+    assert refused(lambda: rt.build_centers(rt.Builder(), source), "sigma").reason == rt.BuildReason.Option
+
+
+def test_a_skin_whose_palette_overflows_gives_infinities_and_no_warning():
+    from hostile_world import World
+    from runtime.deform.skin import SkinSource
+    w = World()
+    binds = np.tile(np.eye(4)[:3], (2, 1, 1)).astype(np.float32)
+    binds[0] = 3e38
+    skin = rt.Skin.open(rt.build_skin(rt.Builder(), SkinSource(w.skeleton, [0, 1], binds)))
+    palette = capi.maniPose_ComputePalette(w.model_pose(), w.skeleton, skin)
+    assert not np.isfinite(palette[0]).all() and np.isfinite(palette[1]).all()
+    refused(lambda: capi.maniConvertPaletteToDualQuaternions(palette), "not finite")

@@ -311,10 +311,10 @@ def build_with_centers(source: CenterSource) -> bytes:
         raise InvalidError(f"positions of shape {positions.shape} for {n} vertices",
                            reason=BuildReason.Count)
     positions = positions[:, :3]
-    finite = np.isfinite(positions).all(axis=1)
+    finite = (np.abs(positions) <= args.F32_MAX).all(axis=1)     # finite in binary32, as stored
     if not finite.all():
         v = int(np.flatnonzero(~finite)[0])
-        raise InvalidError(f"vertex {v}: position not finite", reason=BuildReason.NotFinite,
+        raise InvalidError(f"vertex {v}: position not finite in binary32", reason=BuildReason.NotFinite,
                            item=v)
     triangles = _ints(source.triangles, "triangles", BuildReason.Triangle)
     if triangles.size % 3:
@@ -327,9 +327,9 @@ def build_with_centers(source: CenterSource) -> bytes:
         raise InvalidError(f"triangle {t}: corner {corner} past the vertices",
                            reason=BuildReason.Triangle, item=t, other=corner)
     try:
-        sigma = float(source.sigma)
-    except (TypeError, ValueError):
-        raise InvalidError("sigma is not a number", reason=BuildReason.Option) from None
+        sigma = args.real(source.sigma, "sigma")
+    except InvalidError as e:
+        raise InvalidError(str(e.args[0]), reason=BuildReason.Option) from None
     if not (np.isfinite(sigma) and sigma >= 0):
         raise InvalidError(f"sigma {sigma} below 0 or not finite", reason=BuildReason.Option)
     joints = np.array(infl.joints, dtype=np.int64)

@@ -80,13 +80,13 @@ def build(source: SkinSource) -> bytes:
             raise InvalidError(f"{binds.shape[0]} inverse binds for {n} joints",
                                reason=BuildReason.Count, item=min(n, binds.shape[0]))
     bone_count = skeleton.bone_count
-    finite = np.isfinite(binds).all(axis=(1, 2))
+    finite = (np.abs(binds) <= args.F32_MAX).all(axis=(1, 2))     # finite in binary32, as stored
     for j, b in enumerate(bones):
         if not 0 <= b < bone_count:
             raise InvalidError(f"joint {j}: bone {b} past the skeleton's {bone_count}",
                                reason=BuildReason.Joint, item=j, other=b & 0xFFFFFFFF)
         if not finite[j]:
-            raise InvalidError(f"joint {j}: inverse bind not finite",
+            raise InvalidError(f"joint {j}: inverse bind not finite in binary32",
                                reason=BuildReason.NotFinite, item=j)
     joints = np.array(bones, dtype="<u4")
     first, count = _bone_joints(joints, bone_count)
@@ -197,7 +197,9 @@ class Skin:
 def compute_palette(pose: Pose, skeleton: Skeleton, skin: Skin, out=None) -> np.ndarray:
     """maniPose_ComputePalette: entry j is joint j's bone's model matrix times its inverse
     bind, (joints, 3, 4) float32; into `out` when given (CapacityError with `.count`, the
-    joint count, when it is shorter; nothing written)."""
+    joint count, when it is shorter; nothing written). Binds and models finite in binary32
+    can multiply past it: those entries come out infinite, the IEEE result, and the
+    dual-quaternion conversion refuses such a palette."""
     if not isinstance(skin, Skin):
         raise InvalidError("not an opened skin")
     opened(skeleton)
