@@ -228,3 +228,12 @@ def test_a_skin_whose_palette_overflows_gives_infinities_and_no_warning():
     palette = capi.maniPose_ComputePalette(w.model_pose(), w.skeleton, skin)
     assert not np.isfinite(palette[0]).all() and np.isfinite(palette[1]).all()
     refused(lambda: capi.maniConvertPaletteToDualQuaternions(palette), "not finite")
+
+
+def test_root_moves_are_binary32_and_their_composition_overflows_to_infinity():
+    move = [1e39, 0, 0, 0, 0, 0, 1]
+    refused(lambda: capi.maniBlendRootMotion([move], [1.0]), "moves", "float32 range")
+    refused(lambda: capi.maniComposeRootMotion(move, move), "first", "float32 range")
+    big = [3e38, 0, 0, 0, 0, 0, 1]
+    out = capi.maniComposeRootMotion(big, big)
+    assert np.isinf(out[0]) and np.array_equal(out[3:], [0, 0, 0, 1])

@@ -73,8 +73,7 @@ Move = tuple  # (tx, ty, tz, qx, qy, qz, qw), binary64
 def _as_move(move, what: str) -> np.ndarray:
     """A maniRootMove: seven numbers a binary32 can hold (NaN and infinities pass), in
     binary64 as given."""
-    args.floats(move, (7,), what, allow_nonfinite=True)
-    return args.floats(move, (7,), what, dtype=np.float64, allow_nonfinite=True)
+    return args.floats(move, (7,), what, dtype=np.float64, within=np.float32, allow_nonfinite=True)
 
 
 def compose(first, then) -> np.ndarray:
@@ -92,8 +91,8 @@ def blend(moves, weights) -> np.ndarray:
     of 0 count for nothing; all 0 give the identity."""
     if moves is None or weights is None:
         raise InvalidError("no moves or no weights")
-    args.floats(moves, (-1, 7), "moves", allow_nonfinite=True)
-    m = args.floats(moves, (-1, 7), "moves", dtype=np.float64, allow_nonfinite=True)
+    m = args.floats(moves, (-1, 7), "moves", dtype=np.float64, within=np.float32,
+                    allow_nonfinite=True)
     w = args.floats(weights, (-1,), "weights", dtype=np.float64, allow_nonfinite=True)
     if m.shape[0] != w.size:
         raise InvalidError(f"{m.shape[0]} moves for {w.size} weights")

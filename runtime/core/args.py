@@ -64,10 +64,12 @@ def finite32(value, what: str) -> float:
     return v
 
 
-def floats(value, shape: tuple, what: str, *, dtype=np.float32, allow_nonfinite=False) -> np.ndarray:
+def floats(value, shape: tuple, what: str, *, dtype=np.float32, within=None,
+           allow_nonfinite=False) -> np.ndarray:
     """An array of numbers of `shape` (-1 for any length on that axis) in `dtype`: never a
-    value finite in binary64 that the dtype cannot hold, and with `allow_nonfinite` False no
-    NaN or infinity either. Returns a new C-contiguous array."""
+    value finite in binary64 that `within` (the dtype, unless another is named: binary32
+    for a value kept in binary64 for arithmetic) cannot hold, and with `allow_nonfinite`
+    False no NaN or infinity either. Returns a new C-contiguous array."""
     if value is None or isinstance(value, (str, bytes, bytearray, memoryview)):
         raise InvalidError(f"{what} must be an array of numbers, not {_kind(value)}")
     try:
@@ -83,9 +85,10 @@ def floats(value, shape: tuple, what: str, *, dtype=np.float32, allow_nonfinite=
     with np.errstate(over="ignore", invalid="ignore"):
         wide = raw.astype(np.float64)
         out = np.ascontiguousarray(wide, dtype=dtype)
+        held = out if within is None else wide.astype(within)
     wide_finite = np.isfinite(wide)
-    if not (np.isfinite(out) | ~wide_finite).all():
-        raise InvalidError(f"{what} has values past the {np.dtype(dtype).name} range",
+    if not (np.isfinite(held) | ~wide_finite).all():
+        raise InvalidError(f"{what} has values past the {held.dtype.name} range",
                            reason=BuildReason.NotFinite)
     if not allow_nonfinite and not wide_finite.all():
         raise InvalidError(f"{what} has values that are not finite", reason=BuildReason.NotFinite)
