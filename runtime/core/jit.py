@@ -106,7 +106,15 @@ class _Cache(caching.FunctionCache):
 _OPTIONS = dict(nopython=True, nogil=True, error_model="numpy", no_cfunc_wrapper=True)
 
 
-class _Declared(CPUDispatcher):
+class _Kernel(CPUDispatcher):
+    """A kernel called from another with a constant (`_list(out, 0, run, a, b, -1)`) is
+    compiled for the constant's plain type, not once for each literal value."""
+
+    def get_call_template(self, args, kws):
+        return super().get_call_template(tuple(numba.types.unliteral(a) for a in args), kws)
+
+
+class _Declared(_Kernel):
     """A kernel of one declared signature, None allowed for any argument: compiled when
     first called for the declared types, with None where None is given (numba then drops
     the code for that argument: an absent stream costs nothing per vertex), never for
@@ -148,7 +156,7 @@ def kernel(fn=None, *, signature=None):
     with types from `scalar`, `reads` and `writes`, for that one signature alone."""
     if fn is None:
         return lambda fn: kernel(fn, signature=signature)
-    dispatcher = (_Declared if signature else CPUDispatcher)(fn, targetoptions=dict(_OPTIONS))
+    dispatcher = (_Declared if signature else _Kernel)(fn, targetoptions=dict(_OPTIONS))
     dispatcher.declared = signature
     dispatcher._cache = _Cache(fn)              # what njit(cache=True) does, with our locator
     KERNELS.append(dispatcher)

@@ -129,14 +129,14 @@ def events_passed(times, lo, hi, duration, old, new, wraps, out, at, run):
     count = hi - lo
     if not count:
         return at
-    a, b = float(np.float32(old)), float(np.float32(new))
+    a, b = np.float64(np.float32(old)), np.float64(np.float32(new))
     if not wraps:
         if a < b:
             return _list(out, at, run, _left(times, lo, hi, a), _left(times, lo, hi, b), 1)
         if b < a:
             return _list(out, at, run, _right(times, lo, hi, a) - 1, _right(times, lo, hi, b) - 1, -1)
         return at
-    end = float(np.float32(duration))
+    end = np.float64(np.float32(duration))
     if wraps > 0:
         at = _list(out, at, run, _left(times, lo, hi, a), _right(times, lo, hi, end), 1)
         if wraps > 1:

@@ -154,7 +154,9 @@ def _unit(slots, lane, out):
 def _copy(slots, src, lane, out):
     """A lane's whole pose from one slot into another."""
     for k in range(10):
-        slots[out, k, lane] = slots[src, k, lane]
+        o, v = slots[out, k, lane], slots[src, k, lane]
+        for b in range(o.size):
+            o[b] = v[b]
 
 
 @kernel
@@ -383,7 +385,9 @@ def inertialize(S, at, dead, half_scale, half_min, half_max, A, first, rows, slo
             else:
                 vel[...] = _0
             if dead:
-                cap[...] = last
+                for k in range(10):
+                    for b in range(nb):
+                        cap[k, b] = last[k, b]
             else:
                 _difference(last, target, cap)
             _write_pose(cap, A, first + 2, rows)
@@ -420,7 +424,8 @@ def inertialize(S, at, dead, half_scale, half_min, half_max, A, first, rows, slo
     if S[at + 4] != S[0]:
         if S[at + 5]:
             for b in range(nb):
-                A[first + 1, rows[b]] = A[first, rows[b]]
+                for k in range(10):
+                    A[first + 1, rows[b], k] = A[first, rows[b], k]
         S[at + 6] = S[at + 5]
         S[at + 7] = S[at + 9]
         S[at + 5] = 1.0
