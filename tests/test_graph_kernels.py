@@ -14,6 +14,7 @@ import runtime as rt
 from runtime import capi
 from runtime.clip import rootmotion
 from runtime.graph.evaluate import kernels as K
+from runtime.core.jit import kernel
 from runtime.graph import motion as gm
 from runtime.graph.batch import evaluate_batch, update_batch
 from runtime.graph.binding import GraphAssets
@@ -196,7 +197,7 @@ def test_sampling_is_the_clips_interpolation_dense_or_gathered(seed, m):
     K.sample_clip(S, 0, samples, dots, 0, rate, duration, last, where, False, fill, got, 0)
     dense = np.zeros((2, 10, m, tracked.size), F)
     K.sample_clip(S, 0, samples, dots, 0, rate, duration, last, np.arange(tracked.size), True,
-                  fill[:, :tracked.size], dense, 0)
+                  np.ascontiguousarray(fill[:, :tracked.size]), dense, 0)
     for lane in range(m):
         i, j, f = clip.segment(S[lane, 2])
         c = 2.0 * f * (1.0 - f)
@@ -221,6 +222,16 @@ def unit_move(m):
     return tuple(m[:3]) + tuple((q / np.sqrt((q * q).sum())).tolist())
 
 
+@kernel
+def _blend_moves(moves, weights, count, out):
+    gm.blend(moves, weights, count, out)         # an inner kernel, called from a kernel
+
+
+@kernel
+def _advance(duration, repeat, old, step):
+    return gm.advance(duration, repeat, old, step)
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.lists(moves, min_size=1, max_size=5), st.lists(st.sampled_from([0.0, 0.1, 0.5, 1.0, 3.0]), min_size=5,
                                                           max_size=5))
@@ -228,7 +239,7 @@ def test_move_blend_is_rootmotions_formula(items, weights):
     items = [unit_move(m) for m in items]
     weights = weights[:len(items)]
     out = np.empty(7, F)
-    gm.blend(np.array(items), np.array(weights), len(items), out)
+    _blend_moves(np.array(items), np.array(weights), len(items), out)
     np.testing.assert_allclose(out, rootmotion.blend(items, weights), atol=2e-6)
 
 
@@ -249,7 +260,7 @@ def advance_reference(duration, repeat, old, step):
 @given(st.sampled_from([0.0, 0.5, 0.8, 2.0]), st.booleans(), st.floats(0, 2),
        st.one_of(st.floats(-10, 10), st.floats(-1e300, 1e300)))
 def test_playheads_move_as_the_plain_formula(duration, repeat, old, step):
-    new, wraps = gm.advance(duration, repeat, old, step)
+    new, wraps = _advance(duration, repeat, old, step)
     want, wants = advance_reference(duration, repeat, old, step)
     assert new == want and wraps == wants
 
@@ -258,7 +269,7 @@ def test_a_step_too_long_to_count_its_periods_still_updates():
     g, b, inst = instance_of(GraphSource(humanoid(), [ClipNode(0, speed=64.0)], 0, clips=clip_slots("a")))
     events, count, move = capi.maniGraphInstance_Update(inst, 1.7e308)     # 64 x that is no number
     assert count > 0 and 0.0 <= capi.maniGraphInstance_InspectNode(inst, 0).playhead < 1.0
-    assert gm.advance(1.0, True, 0.5, math.inf)[1] == 1.7976931348623157e308
+    assert _advance(1.0, True, 0.5, math.inf)[1] == 1.7976931348623157e308
 
 
 # ---- batches ------------------------------------------------------------------------------------------------

@@ -88,3 +88,67 @@ def test_clones_of_the_same_sources_share_the_cache_and_others_do_not(tmp_path):
     assert probe(copies[0], cache) == "loaded"          # both versions kept
     assert len(list((cache / "maul-anim" / "kernels").iterdir())) == 2
     assert not list(copies[0].rglob("*.nbi"))           # nothing written beside the sources
+
+
+def kernel_module(tmp_path, body: str):
+    """A module of kernels under a new name, importable by that name from tmp_path (as
+    compile_aside's other process imports it), nothing of it cached yet."""
+    name = f"fresh_{uuid.uuid4().hex}"
+    path = tmp_path / f"{name}.py"
+    path.write_text("import numpy as np\nfrom runtime.core.jit import kernel, reads\n\n" + body)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sys.modules[name] = module
+    return module
+
+
+def test_a_constant_argument_compiles_the_plain_type_once(tmp_path):
+    module = kernel_module(tmp_path, (
+        "@kernel\ndef pick(a, k):\n    return a[k]\n\n\n"
+        "@kernel\ndef ends(a):\n    return pick(a, 0) + pick(a, -1) + pick(a, a.size - 1)\n"))
+    assert module.ends(np.array([1.0, 2.0, 4.0])) == 9.0
+    assert [str(t) for t in module.pick.signatures[0]][1] == "int64"
+    assert len(module.pick.signatures) == 1         # not one per literal 0, -1
+
+
+def test_a_kernel_compiled_aside_is_loaded_here_not_compiled(tmp_path, monkeypatch):
+    module = kernel_module(tmp_path, (
+        "@kernel(signature=(reads(np.float64, 1),))\ndef total(a):\n    return a.sum()\n"))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    jit.compile_aside([module.total, module.total])
+    assert jit._ASIDE[module.total].args[3:] == [f"{module.__name__}:total"]
+    said = []
+    jit.on_first_compile(lambda: said.append("compiling"))
+    assert module.total(np.ones(3)) == 3.0          # waits for the other process, then loads
+    jit.on_first_compile(None)
+    assert said == [] and module.total not in jit._ASIDE
+    jit.compile_aside([module.total])               # held here already: nothing started
+    assert module.total not in jit._ASIDE
+
+
+def test_only_declared_kernels_compile_aside(tmp_path):
+    module = kernel_module(tmp_path, "@kernel\ndef total(a):\n    return a.sum()\n")
+    try:
+        jit.compile_aside([module.total])
+    except ValueError as refused:
+        assert "declared signature" in str(refused)
+    else:
+        raise AssertionError("a kernel of no declared signature was sent aside")
+
+
+def test_a_declared_kernel_is_dispatched_without_python_after_its_first_call(tmp_path, monkeypatch):
+    """The first call (compiling) and each first call of another type than declared (to be
+    converted) reach the Python side of the dispatch; every other call is numba's own."""
+    module = kernel_module(tmp_path, (
+        "from runtime.core.jit import scalar\n\n\n"
+        "@kernel(signature=(reads(np.float64, 1), scalar(np.int64)))\n"
+        "def pick(a, k):\n    return a[k]\n"))
+    entered = []
+    python_side = jit._Declared._compile_for_args
+    monkeypatch.setattr(jit._Declared, "_compile_for_args",
+                        lambda self, *args: entered.append(args) or python_side(self, *args))
+    writable, read_only = np.arange(4.0), jit.array(np.arange(4.0) * 2, np.float64)
+    for _ in range(3):          # of the declared type exactly, and converted to it
+        assert module.pick(read_only, 1) == 2.0 and module.pick(writable, 1) == 1.0
+    assert len(entered) == 2

@@ -57,7 +57,7 @@ def segments(times, rate, duration, last, first, second, fraction):
 
 
 # ---- moves ----------------------------------------------------------------------------------------
-@kernel
+@kernel(inner=True)
 def _move(tx, ty, tz, qx, qy, qz, qw):
     """A move with its rotation normalized (the identity for one of length 0)."""
     n = math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
@@ -66,7 +66,7 @@ def _move(tx, ty, tz, qx, qy, qz, qw):
     return (tx, ty, tz, qx / n, qy / n, qz / n, qw / n)
 
 
-@kernel
+@kernel(inner=True)
 def _lerp(a, b, f):
     """a + f (b - a) in binary64 (np.float64: numba's float() keeps a binary32 one)."""
     x = np.float64(a)

@@ -24,9 +24,12 @@ afresh instead of loading code built from other sources. NUMBA_CACHE_DIR, when s
 """
 from __future__ import annotations
 
+import atexit
 import hashlib
+import importlib
 import os
 import shutil
+import subprocess
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -108,10 +111,17 @@ _OPTIONS = dict(nopython=True, nogil=True, error_model="numpy", no_cfunc_wrapper
 
 class _Kernel(CPUDispatcher):
     """A kernel called from another with a constant (`_list(out, 0, run, a, b, -1)`) is
-    compiled for the constant's plain type, not once for each literal value."""
+    compiled for the constant's plain type, not once for each literal value. One being
+    compiled aside (compile_aside) waits for that process, then loads what it cached."""
 
     def get_call_template(self, args, kws):
         return super().get_call_template(tuple(numba.types.unliteral(a) for a in args), kws)
+
+    def compile(self, sig):
+        aside = _ASIDE.pop(self, None)
+        if aside is not None:
+            aside.wait()
+        return super().compile(sig)
 
 
 class _Declared(_Kernel):
@@ -138,7 +148,8 @@ class _Declared(_Kernel):
             finally:
                 self._can_compile = True
         entry = self.compile(target)
-        self._insert([t._code for t in types], entry)
+        if tuple(types) != tuple(target):       # dispatched as the target from now on (the
+            self._insert([t._code for t in types], entry)   # target itself is in already)
         return entry
 
     def get_call_template(self, args, kws):
@@ -150,13 +161,16 @@ class _Declared(_Kernel):
             self._can_compile = True
 
 
-def kernel(fn=None, *, signature=None):
+def kernel(fn=None, *, signature=None, inner=False):
     """The one decorator of the runtime's compiled code (see the module's description):
     @kernel compiles for each mix of argument types met; @kernel(signature=(type, ...)),
-    with types from `scalar`, `reads` and `writes`, for that one signature alone."""
+    with types from `scalar`, `reads` and `writes`, for that one signature alone.
+    @kernel(inner=True) is a kernel only other kernels call: compiled without the entry
+    from Python, which costs a first run a sixth of its compiling."""
     if fn is None:
-        return lambda fn: kernel(fn, signature=signature)
-    dispatcher = (_Declared if signature else _Kernel)(fn, targetoptions=dict(_OPTIONS))
+        return lambda fn: kernel(fn, signature=signature, inner=inner)
+    options = dict(_OPTIONS, no_cpython_wrapper=True) if inner else _OPTIONS
+    dispatcher = (_Declared if signature else _Kernel)(fn, targetoptions=dict(options))
     dispatcher.declared = signature
     dispatcher._cache = _Cache(fn)              # what njit(cache=True) does, with our locator
     KERNELS.append(dispatcher)
@@ -194,6 +208,52 @@ def array(a, dtype, *, written: bool = False) -> np.ndarray:
     view = a.view()
     view.flags.writeable = False
     return view
+
+
+# ---- compiling aside ------------------------------------------------------------------------
+
+_ASIDE: dict = {}       # kernel -> the process compiling it into the cache
+
+
+def compile_aside(kernels) -> None:
+    """Starts compiling those of `kernels` (each of one declared signature) that neither this
+    process nor the cache holds yet in one other process, while this one goes on to compile
+    what it needs first: a first run on a machine compiles on two cores at once. A kernel of
+    them called here before that process ends waits for it and loads what it cached (or
+    compiles it after all, should the process have failed). What it has not finished when
+    this process exits is stopped, nothing half-written (numba replaces a cache file whole)."""
+    wanted = [k for k in dict.fromkeys(kernels) if not k.signatures and k not in _ASIDE
+              and not os.path.exists(k._cache._cache_file._index_path)]
+    if not wanted:
+        return
+    for k in wanted:
+        if k.declared is None:
+            raise ValueError(f"{k.py_func.__qualname__} has no declared signature to compile")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(PACKAGE.parent)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    process = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from runtime.core import jit; "
+         "jit._compile_declared(sys.argv[1:])",
+         *(f"{k.py_func.__module__}:{k.py_func.__qualname__}" for k in wanted)],
+        env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    for k in wanted:
+        _ASIDE[k] = process
+
+
+@atexit.register
+def _stop_aside() -> None:
+    for process in set(_ASIDE.values()):
+        process.terminate()
+        process.wait()
+
+
+def _compile_declared(names) -> None:
+    """compile_aside's other process: each kernel (MODULE:NAME) compiled for its declared
+    signature into the cache."""
+    for name in names:
+        module, qualname = name.split(":")
+        k = getattr(importlib.import_module(module), qualname)
+        k.compile(k.declared)
 
 
 # ---- the word before compiling, and the count ---------------------------------------------

@@ -62,7 +62,7 @@ _EMPTY17 = (_NEG_ZERO,) * 17
 
 # ---- sums of table rows (straight-line: they take the table) ------------------------------
 
-@kernel
+@kernel(inner=True)
 def _sum12(acc, w, table, j):
     """acc plus w times table[j, 0:12]."""
     return (acc[0] + w * table[j, 0], acc[1] + w * table[j, 1], acc[2] + w * table[j, 2],
@@ -71,7 +71,7 @@ def _sum12(acc, w, table, j):
             acc[9] + w * table[j, 9], acc[10] + w * table[j, 10], acc[11] + w * table[j, 11])
 
 
-@kernel
+@kernel(inner=True)
 def _sum_dual(acc, w, turned, dual, j):
     """acc (q 4, d 4, S 9 row-major) plus dual quaternion row j: q and d at `turned` (the
     weight, negated out of the first joint's hemisphere), S at w."""
@@ -84,7 +84,7 @@ def _sum_dual(acc, w, turned, dual, j):
             acc[14] + w * dual[j, 16], acc[15] + w * dual[j, 17], acc[16] + w * dual[j, 18])
 
 
-@kernel
+@kernel(inner=True)
 def _sum_rotation(acc, w, turned, dual, j):
     """_sum_dual without the dual part, which centers do not read: acc (q 4, S 9)."""
     return (acc[0] + turned * dual[j, 0], acc[1] + turned * dual[j, 1],
@@ -94,20 +94,20 @@ def _sum_rotation(acc, w, turned, dual, j):
             acc[10] + w * dual[j, 16], acc[11] + w * dual[j, 17], acc[12] + w * dual[j, 18])
 
 
-@kernel
+@kernel(inner=True)
 def _row(joints, s, v, rows):
     """Slot s's joint of vertex v as a table row, unsigned: 0 for one past the table."""
     j = np.uint64(joints[s, v])
     return j * np.uint64(j < rows)
 
 
-@kernel
+@kernel(inner=True)
 def _quaternion(dual, j):
     """Dual quaternion row j's rotation quaternion."""
     return dual[j, 0], dual[j, 1], dual[j, 2], dual[j, 3]
 
 
-@kernel
+@kernel(inner=True)
 def _turned(w, dual, j, lead):
     """w, negated when row j's quaternion points away from `lead` (the first joint's)."""
     dot = ((dual[j, 0] * lead[0] + dual[j, 1] * lead[1])
@@ -117,14 +117,14 @@ def _turned(w, dual, j, lead):
 
 # ---- affines from the sums ---------------------------------------------------------------
 
-@kernel
+@kernel(inner=True)
 def _apply(a, x, y, z):
     """a (3 x 3, row-major) times (x, y, z)."""
     return ((a[0] * x + a[1] * y) + a[2] * z, (a[3] * x + a[4] * y) + a[5] * z,
             (a[6] * x + a[7] * y) + a[8] * z)
 
 
-@kernel
+@kernel(inner=True)
 def _times(r, s):
     """r s, 3 x 3 row-major each."""
     return ((r[0] * s[0] + r[1] * s[3]) + r[2] * s[6], (r[0] * s[1] + r[1] * s[4]) + r[2] * s[7],
@@ -135,7 +135,7 @@ def _times(r, s):
             (r[6] * s[2] + r[7] * s[5]) + r[8] * s[8])
 
 
-@kernel
+@kernel(inner=True)
 def _rotation(x, y, z, w):
     """R(q) of an unnormalized quaternion, row-major, and 1 / |q|^2:
     (2 (q_i q_j +- w q_k), and 2 (q_i^2 + w^2) - |q|^2 on the diagonal) / |q|^2, one
@@ -151,13 +151,13 @@ def _rotation(x, y, z, w):
             (_TWO * (z * z + ww) - norm) * inverse), inverse
 
 
-@kernel
+@kernel(inner=True)
 def _linear_affine(m):
     """[A | t] of a palette row's layout."""
     return (m[0], m[1], m[2], m[4], m[5], m[6], m[8], m[9], m[10]), (m[3], m[7], m[11])
 
 
-@kernel
+@kernel(inner=True)
 def _dual_affine(dq):
     """From the sums (q, d, S): A = R(q) S, t the dual part's translation
     2 (w d_v - d_w v + v x d_v) / |q|^2."""
@@ -168,7 +168,7 @@ def _dual_affine(dq):
                                  _TWO * (((dz * w - dw * z) + dy * x) - dx * y) * inverse)
 
 
-@kernel
+@kernel(inner=True)
 def _centers_affine(qs, rigid, cx, cy, cz):
     """From the sums (q, S) and (sum w_j R_j, sum w_j t_j): A = R(q) S, and t carrying the
     scaled center S c where the joints' rigid parts, blended linearly, take it, less R S c:
@@ -182,7 +182,7 @@ def _centers_affine(qs, rigid, cx, cy, cz):
     return _times(r, s), (x + m[9], y + m[10], z + m[11])
 
 
-@kernel
+@kernel(inner=True)
 def _mix(a, t, a2, t2, b):
     """(1 - b) [a | t] + b [a2 | t2]."""
     rest = _ONE - b
@@ -192,7 +192,7 @@ def _mix(a, t, a2, t2, b):
             (t[0] * rest + t2[0] * b, t[1] * rest + t2[1] * b, t[2] * rest + t2[2] * b))
 
 
-@kernel
+@kernel(inner=True)
 def _cofactors(a):
     """A's cofactors C_rc = A[r+1][c+1] A[r+2][c+2] - A[r+1][c+2] A[r+2][c+1] (indices mod
     3), row-major, and its determinant (A's row 0 against C's)."""
@@ -202,7 +202,7 @@ def _cofactors(a):
     return c, (a[0] * c[0] + a[1] * c[1]) + a[2] * c[2]
 
 
-@kernel
+@kernel(inner=True)
 def _unit(x, y, z, flip):
     """(x, y, z) times the reciprocal of its length (negated when `flip`): one division,
     not three; zero when it collapses."""
@@ -213,7 +213,7 @@ def _unit(x, y, z, flip):
     return x * inverse, y * inverse, z * inverse
 
 
-@kernel
+@kernel(inner=True)
 def _rigid_parts(dual, out):
     """out (joints, 12): each joint's rigid part, from its unit quaternion q and dual part d
     in binary64, rounded once: R(q) row-major, then t = 2 (w d_v - d_w v + v x d_v)."""
@@ -236,7 +236,7 @@ def _rigid_parts(dual, out):
         out[j, 11] = 2.0 * ((w * dz - dw * z) + (x * dy - y * dx))
 
 
-@kernel
+@kernel(inner=True)
 def _rigid_table(palette, out):
     """out (joints, 22): each palette row's A, t, A's cofactors and determinant."""
     for j in range(palette.shape[0]):
@@ -250,7 +250,7 @@ def _rigid_table(palette, out):
         out[j, 21] = det
 
 
-@kernel
+@kernel(inner=True)
 def _rigid_row(table, j):
     """A, t, A's cofactors and determinant from row j of a rigid table."""
     return ((table[j, 0], table[j, 1], table[j, 2], table[j, 3], table[j, 4], table[j, 5],
@@ -372,7 +372,7 @@ SKIN = {method: _pass(method) for method in (LINEAR, DUAL, BLENDED, CENTERS, RIG
 _SWEEPS = 32                 # Jacobi sweeps at most (a handful converge)
 _CONVERGED = 1e-36           # off-diagonal mass, relative to K's, taken as converged
 
-@kernel
+@kernel(inner=True)
 def _rotation_quaternion(a, k, e):
     """The unit quaternion (x, y, z, w), w >= 0, of the rotation R maximizing tr(R^T A),
     A = a[:, :3]: the polar decomposition's rotation, or, where det A < 0, the rotation

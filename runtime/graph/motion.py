@@ -26,7 +26,7 @@ _MOST = 1.7976931348623157e308          # a count of periods past binary64's ran
 
 
 # ---- playheads -------------------------------------------------------------------------------------------
-@kernel
+@kernel(inner=True)
 def advance(duration, repeat, old, step):
     """A playhead moved by a step under the node's loop mode: (new, wraps), wraps the whole
     periods crossed (signed)."""
@@ -44,7 +44,7 @@ def advance(duration, repeat, old, step):
     return t, wraps
 
 
-@kernel
+@kernel(inner=True)
 def place(duration, repeat, t):
     """A time put on the clip: wrapped for a repeating node, clamped otherwise."""
     if repeat and duration > 0:
@@ -55,7 +55,7 @@ def place(duration, repeat, t):
     return 0.0 if t < 0 else duration if t > duration else t
 
 
-@kernel
+@kernel(inner=True)
 def _right(a, lo, hi, x):
     """bisect_right over a[lo:hi], as an index from lo."""
     first = lo
@@ -68,7 +68,7 @@ def _right(a, lo, hi, x):
     return lo - first
 
 
-@kernel
+@kernel(inner=True)
 def _left(a, lo, hi, x):
     """bisect_left over a[lo:hi], as an index from lo."""
     first = lo
@@ -81,7 +81,7 @@ def _left(a, lo, hi, x):
     return lo - first
 
 
-@kernel
+@kernel(inner=True)
 def _phase(times, names, lo, hi, duration, t):
     """Where a playhead is between the clip's sync markers times[lo:hi]: (name, fraction), or
     (-1, 0) for a clip without markers."""
@@ -99,7 +99,7 @@ def _phase(times, names, lo, hi, duration, t):
     return names[lo + k], ((t - start) / span if span > 0 else 0.0)
 
 
-@kernel
+@kernel(inner=True)
 def follow(times, names, leader, follower, t):
     """A follower's playhead for a leader's: at the same fraction between markers of the same
     names where both have them, else at the same fraction of their durations. Each of
@@ -119,7 +119,7 @@ def follow(times, names, leader, follower, t):
 
 
 # ---- events ----------------------------------------------------------------------------------------------
-@kernel
+@kernel(inner=True)
 def events_passed(times, lo, hi, duration, old, new, wraps, out, at, run):
     """The events times[lo:hi] a playhead passes going from old to new across `wraps`
     periods, in the order it passes them, written as (run, event) rows of out from row `at`
@@ -148,7 +148,7 @@ def events_passed(times, lo, hi, duration, old, new, wraps, out, at, run):
     return _list(out, at, run, count - 1, _right(times, lo, hi, b) - 1, -1)
 
 
-@kernel
+@kernel(inner=True)
 def _list(out, at, run, first, stop, step):
     for e in range(first, stop, step):
         out[at, 0] = run
@@ -158,7 +158,7 @@ def _list(out, at, run, first, stop, step):
 
 
 # ---- root motion -----------------------------------------------------------------------------------------
-@kernel
+@kernel(inner=True)
 def clip_move(moves, at, rate, duration, last, old, new, wraps):
     """The move a clip node makes from one playhead to another across `wraps` periods
     (signed), in the character's frame where it begins; at < 0 for a clip without root
@@ -175,7 +175,7 @@ def clip_move(moves, at, rate, duration, last, old, new, wraps):
     return compose(inverse(xa), compose(power(period, wraps), xb))
 
 
-@kernel
+@kernel(inner=True)
 def blend(moves, weights, count, out):
     """moves[:count] (7 each) blended by weights (rootmotion.blend) into out, binary32:
     normalized weights, translations summed, rotations each in the hemisphere of the first

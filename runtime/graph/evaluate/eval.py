@@ -234,3 +234,20 @@ _MAKE = {NodeKind.clip: _clip, NodeKind.blend: _blend, NodeKind.blend_1d: _blend
          NodeKind.time_scale: _pass_through, NodeKind.seek: _pass_through, NodeKind.state_machine: _machine,
          NodeKind.one_shot: _one_shot, NodeKind.inertialize: _inertialize,
          NodeKind.pose_parameter: _pose_parameter}
+
+_KERNELS = {NodeKind.clip: kernels.sample_clip, NodeKind.blend: kernels.mix,
+            NodeKind.blend_1d: kernels.mix, NodeKind.blend_2d_banded: kernels.mix,
+            NodeKind.blend_2d_triangulated: kernels.mix, NodeKind.mask: kernels.mask,
+            NodeKind.additive: kernels.additive, NodeKind.select: kernels.select,
+            NodeKind.time_scale: kernels.copy_input, NodeKind.seek: kernels.copy_input,
+            NodeKind.state_machine: kernels.mix, NodeKind.one_shot: kernels.one_shot,
+            NodeKind.inertialize: kernels.inertialize}
+
+
+def compile_evaluation_aside(graph) -> None:
+    """Starts compiling the kernels an evaluation of `graph` calls, those the kernel cache
+    lacks, in another process (runtime.core.jit.compile_aside): a program's first run on a
+    machine then compiles the graph's update and its evaluation at once, on two cores."""
+    kinds = {node.kind for node in graph.nodes}
+    jit.compile_aside([kernels.write_out] + [k for kind, k in _KERNELS.items() if kind in kinds])
+

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..source import Curve
 from ...clip.kernels import segment
-from ...core.jit import kernel
+from ...core.jit import kernel, reads, scalar, writes
 
 _0 = np.float32(0.0)
 _1 = np.float32(1.0)
@@ -37,6 +37,12 @@ _2 = np.float32(2.0)
 _HALF = np.float32(0.5)
 _SMALL = np.float32(1e-12)      # a rotation vector this short is no turn
 _LINEAR = (0, 1, 2, 7, 8, 9)    # translation and scale: weighted sums, unlike rotation
+
+# The node kernels' one signature each (called from eval.py alone, so compiled aside on a
+# first run: runtime.core.jit.compile_aside): S, the slots, a node's index arrays.
+_S, _SLOTS, _IDS = writes(np.float64, 2), writes(np.float32, 4), writes(np.int64, 1)
+_I, _F, _B = scalar(np.int64), scalar(np.float64), scalar(np.bool_)
+_WEIGHTS = writes(np.float32, 1)
 
 
 def soa(aos: np.ndarray) -> np.ndarray:
@@ -48,7 +54,7 @@ def soa(aos: np.ndarray) -> np.ndarray:
 SMOOTH, EASE_IN, EASE_OUT = int(Curve.smooth), int(Curve.ease_in), int(Curve.ease_out)
 
 
-@kernel
+@kernel(inner=True)
 def curve(kind, t):
     """A fade's shape (a Curve) at progress t: t, t^2 (3 - 2t), t^2 or 1 - (1 - t)^2; 0 before
     the fade and 1 after it."""
@@ -65,7 +71,8 @@ def curve(kind, t):
     return t
 
 
-@kernel
+@kernel(signature=(_S, _I, writes(np.float32, 3), writes(np.float32, 2), _I, _F, _F, _I, _IDS, _B,
+                   reads(np.float32, 2), _SLOTS, _I))
 def sample_clip(S, base, samples, dots, offset, rate, duration, last, rows, dense, fill, slots, out):
     """A clip node's slot: its clip sampled at each lane's playhead (S[lane, base + 2]), read
     straight from the (10, samples, rows) samples from `offset` on. rows[b] is the clip's row
@@ -107,7 +114,7 @@ def sample_clip(S, base, samples, dots, offset, rate, duration, last, rows, dens
 
 
 # ---- blends --------------------------------------------------------------------------------------------
-@kernel
+@kernel(inner=True)
 def _blend(slots, use, w, n, lane, out, signed):
     """One lane of the slots use[:n] blended by binary32 weights w[x, bone] that sum to 1 at
     each bone: translations and scales summed in input order; each rotation added on the arc
@@ -138,7 +145,7 @@ def _blend(slots, use, w, n, lane, out, signed):
     _unit(slots, lane, out)
 
 
-@kernel
+@kernel(inner=True)
 def _unit(slots, lane, out):
     """A lane's rotations in a slot divided by their lengths."""
     x, y, z, w = slots[out, 3, lane], slots[out, 4, lane], slots[out, 5, lane], slots[out, 6, lane]
@@ -150,7 +157,7 @@ def _unit(slots, lane, out):
         w[b] /= n
 
 
-@kernel
+@kernel(inner=True)
 def _copy(slots, src, lane, out):
     """A lane's whole pose from one slot into another."""
     for k in range(10):
@@ -159,7 +166,7 @@ def _copy(slots, src, lane, out):
             o[b] = v[b]
 
 
-@kernel
+@kernel(signature=(_S, _I, _SLOTS, _I, _I))
 def copy_input(S, base, slots, src, out):
     """A node passing its input on (time scale, seek): the weighted lanes copied."""
     for lane in range(S.shape[0]):
@@ -167,7 +174,7 @@ def copy_input(S, base, slots, src, out):
             _copy(slots, src, lane, out)
 
 
-@kernel
+@kernel(signature=(_S, _I, _IDS, _SLOTS, _I))
 def select(S, base, inputs, slots, out):
     """A select node: each weighted lane's selected input (S[lane, base + 2]) copied."""
     for lane in range(S.shape[0]):
@@ -175,7 +182,7 @@ def select(S, base, inputs, slots, out):
             _copy(slots, inputs[int(S[lane, base + 2])], lane, out)
 
 
-@kernel
+@kernel(signature=(_S, _I, _I, _IDS, _IDS, _B, _SLOTS, _I))
 def mix(S, base, at, bases, inputs, direct, slots, out):
     """A blend, space or machine: each weighted lane's inputs of share S[lane, at + j] above 0
     whose own weight is above 0, blended in input order by their shares (a direct blend's
@@ -211,7 +218,7 @@ def mix(S, base, at, bases, inputs, direct, slots, out):
             _blend(slots, use, w, n, lane, out, signed)
 
 
-@kernel
+@kernel(signature=(_S, _I, _I, _I, _WEIGHTS, _WEIGHTS, _F, _F, _SLOTS, _I))
 def mask(S, base, a, b, over, under, most, base_most, slots, out):
     """A mask node: base a and overlay b blended bone by bone, b at its weight over[bone] and
     a at under[bone] (1 - over); a mask weighing no bone passes a on, one weighing every bone
@@ -232,7 +239,7 @@ def mask(S, base, a, b, over, under, most, base_most, slots, out):
             _blend(slots, use, w, 2, lane, out, signed)
 
 
-@kernel
+@kernel(signature=(_S, _I, _I, _I, _WEIGHTS, _F, _SLOTS, _I))
 def one_shot(S, base, a, b, m, most, slots, out):
     """A one-shot: while a lane's shot weight (S[lane, base + 8]) is above 0, its shot b over
     its base a at m[bone] times that weight; otherwise the base passed on."""
@@ -252,7 +259,7 @@ def one_shot(S, base, a, b, m, most, slots, out):
         _blend(slots, use, w, 2, lane, out, signed)
 
 
-@kernel
+@kernel(signature=(_S, _I, _I, _I, _I, _SLOTS, _I))
 def additive(S, base, layer_base, a, d, slots, out):
     """An additive node: each weighted lane's differences d added onto its poses a at the
     layer's weight (S[lane, base + 2], 0 while the layer weighs nothing)."""
@@ -284,7 +291,7 @@ def additive(S, base, layer_base, a, d, slots, out):
         _unit(slots, lane, out)
 
 
-@kernel
+@kernel(inner=True)
 def _qmul(ax, ay, az, aw, bx, by, bz, bw):
     """The Hamilton product a b, each component's four terms summed in the order w, x, y, z
     of a."""
@@ -295,7 +302,7 @@ def _qmul(ax, ay, az, aw, bx, by, bz, bw):
 
 
 # ---- inertialization ---------------------------------------------------------------------------------
-@kernel
+@kernel(inner=True)
 def _log(x, y, z, w):
     """A unit quaternion's rotation vector (axis times angle), the short way."""
     if w < 0:
@@ -305,7 +312,7 @@ def _log(x, y, z, w):
     return x * scale, y * scale, z * scale
 
 
-@kernel
+@kernel(inner=True)
 def _exp(x, y, z):
     """A rotation vector's unit quaternion."""
     angle = np.sqrt(x * x + y * y + z * z)
@@ -314,7 +321,7 @@ def _exp(x, y, z):
     return x * scale, y * scale, z * scale, np.float32(np.cos(half))
 
 
-@kernel
+@kernel(inner=True)
 def _difference(a, b, out):
     """What takes pose b to pose a (10, bones each): translation and scale a - b, the rotation
     vector of a_r b_r^-1 in rows 3:6 (row 6 zero)."""
@@ -327,7 +334,7 @@ def _difference(a, b, out):
         out[6, bone] = _0
 
 
-@kernel
+@kernel(inner=True)
 def _apply(target, offset, out):
     """A difference (as _difference makes it) put onto a pose: target + offset."""
     for bone in range(target.shape[1]):
@@ -340,7 +347,7 @@ def _apply(target, offset, out):
         out[3, bone], out[4, bone], out[5, bone], out[6, bone] = x / n, y / n, z / n, w / n
 
 
-@kernel
+@kernel(inner=True)
 def quintic(t, duration):
     """The coefficients (of the offset, of its velocity) an inertialization's offset has t
     seconds into its duration: the quintic from (x0, v0, no acceleration) to rest, nothing
@@ -353,13 +360,14 @@ def quintic(t, duration):
             duration * (s - 6.0 * s3 + 8.0 * s3 * s - 3.0 * s3 * s * s))
 
 
-@kernel
+@kernel(inner=True)
 def decayed(t, half_life):
     """How far a velocity that halves every half_life carries in t seconds."""
     return half_life / math.log(2.0) * (1.0 - 2.0 ** (-t / half_life))
 
 
-@kernel
+@kernel(signature=(writes(np.float64, 1), _I, _B, _F, _F, _F, writes(np.float32, 3), _I, _IDS,
+                   _SLOTS, _I, _I, _I))
 def inertialize(S, at, dead, half_scale, half_min, half_max, A, first, rows, slots, src, lane, out):
     """One lane of an inertialize node (its state S[at:at + 10] of the lane's row S, its poses
     A[first:first + 4] (bones, 10) of the lane's instance, on the bones `rows`): a pending
@@ -433,7 +441,7 @@ def inertialize(S, at, dead, half_scale, half_min, half_max, A, first, rows, slo
     _write_pose(value, A, first, rows)
 
 
-@kernel
+@kernel(inner=True)
 def _read_pose(A, index, rows):
     """One of an instance's (bones, 10) poses, component-major on the bones `rows`."""
     out = np.empty((10, rows.size), np.float32)
@@ -443,7 +451,7 @@ def _read_pose(A, index, rows):
     return out
 
 
-@kernel
+@kernel(inner=True)
 def _write_pose(value, A, index, rows):
     for b in range(rows.size):
         for k in range(10):
@@ -451,7 +459,7 @@ def _write_pose(value, A, index, rows):
 
 
 # ---- the output ------------------------------------------------------------------------------------------
-@kernel
+@kernel(signature=(_S, _I, _SLOTS, _I, _IDS, writes(np.float32, 3, "A")))
 def write_out(S, base, slots, src, rows, locals_):
     """Each lane's pose (bones rows of locals_[lane], (bones, 10)): the output's slot, or the
     rest pose (the last slot) for a lane the output does not weigh (one never updated)."""

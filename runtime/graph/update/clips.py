@@ -75,7 +75,7 @@ def play_clips(S, P, delta, run_i, run_f, groups, group_start, event_times, mark
         S[lane, 1] = delta
 
 
-@kernel
+@kernel(inner=True)
 def _weigh_clips(S, P, run_i, lane, before, state):
     """The clip nodes' weights and scales kept, as pass 1 keeps other nodes'; each one's
     weight before (a follower's last weight) and nothing moved yet."""
@@ -95,7 +95,7 @@ def _weigh_clips(S, P, run_i, lane, before, state):
         S[lane, base + 1] = P[ROOT_WEIGHT, lane, k]
 
 
-@kernel
+@kernel(inner=True)
 def _leader(P, run_i, groups, a, z, lane):
     """A sync group's (runs groups[a:z]) leader: its first flagged run of weight above 0, else
     its heaviest; -1 when none weighs."""
@@ -112,7 +112,7 @@ def _leader(P, run_i, groups, a, z, lane):
     return heaviest if leader < 0 else leader
 
 
-@kernel
+@kernel(inner=True)
 def _play_group(S, P, delta, run_i, run_f, groups, a, z, marker_times, marker_names, lane, before,
                 state, old, new, wraps):
     """A sync group's leader moved and its weighted followers placed at its phase: seeked
@@ -146,7 +146,7 @@ def _play_group(S, P, delta, run_i, run_f, groups, a, z, marker_times, marker_na
             wraps[r] = -1.0 if new[r] > old[r] and run_i[r, REPEAT] else 0.0
 
 
-@kernel
+@kernel(inner=True)
 def _move(S, P, delta, run_i, run_f, lane, r, state, old, new, wraps):
     """Moves one clip node's playhead by delta x speed x its time scale, or to its seek."""
     at = run_i[r, BASE] + 2

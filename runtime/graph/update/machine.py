@@ -46,7 +46,7 @@ def _machine(S, P, step, k, base, offs, inert_duration, states, trans_i, trans_f
         _share(S, P, lane, k, L, offs, states, trans_i, progress, w, rw, sc)
 
 
-@kernel
+@kernel(inner=True)
 def _tick(S, lane, offs, trans_i, trans_f, dt, progress):
     """The machine's timers moved by dt (the state's time, the fades', the cooldowns), each
     fade's progress into progress; the fades done hide everything before them. The chain's
@@ -77,7 +77,7 @@ def _tick(S, lane, offs, trans_i, trans_f, dt, progress):
     return keep
 
 
-@kernel
+@kernel(inner=True)
 def _fire(S, lane, L, t, offs, inert_duration, trans_i, trans_f, triggers, resets, reset_start, initial,
           progress):
     """Transition t fires: its triggers consumed, its cooldown started, the target restarted
@@ -111,7 +111,7 @@ def _fire(S, lane, L, t, offs, inert_duration, trans_i, trans_f, triggers, reset
     return L + 1
 
 
-@kernel
+@kernel(inner=True)
 def _share(S, P, lane, k, L, offs, states, trans_i, progress, w, rw, sc):
     """Each state's share, kept and given to it: the newest fade's curve, the rest of the
     chain beneath it."""
@@ -131,7 +131,7 @@ def _share(S, P, lane, k, L, offs, states, trans_i, progress, w, rw, sc):
             push(P, lane, states[s], w, rw, v, v, sc, seek)
 
 
-@kernel
+@kernel(inner=True)
 def _decide(S, lane, L, offs, trans_i, cond_i, cond_v, order, order_start, any_, finals,
             finish_i, finish_f):
     """The transition to fire now, or -1: the highest priority among those allowed whose
@@ -161,7 +161,7 @@ def _decide(S, lane, L, offs, trans_i, cond_i, cond_v, order, order_start, any_,
     return -1
 
 
-@kernel
+@kernel(inner=True)
 def _best(S, lane, state, current, with_any, offs, trans_i, cond_i, cond_v, order, order_start,
           any_, finish_i, finish_f):
     """The best transition holding among those from `state` (and, with_any, from any state)."""
@@ -181,7 +181,7 @@ def _best(S, lane, state, current, with_any, offs, trans_i, cond_i, cond_v, orde
     return best
 
 
-@kernel
+@kernel(inner=True)
 def _holds(S, lane, t, current, trans_i, cond_i, cond_v, finish_i, finish_f):
     """Whether every condition of transition t holds: a parameter compared, a trigger or an
     event latch set, the state's time reached, the source (or current) state finished."""

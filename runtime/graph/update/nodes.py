@@ -20,7 +20,7 @@ seek puts the playheads at (NaN: none)."""
 LONGEST_STEP = 1.0e6 * MAX_GRAPH_TIME_FACTOR    # the longest step an inertialize node keeps
 
 
-@kernel
+@kernel(inner=True)
 def weigh(S, P, lane, k, base):
     """A node's share of the output for a lane, kept in S: (weight, root motion weight, time
     scale); a weight of 0 when nothing weighs it. A node several readers share may be given
@@ -39,7 +39,7 @@ def weigh(S, P, lane, k, base):
     return w, rw, sc
 
 
-@kernel
+@kernel(inner=True)
 def push(P, lane, i, w, rw, share, rshare, sc, seek):
     """Input i's part of a node's weight (w, rw) at the node's shares, with its time scale
     and seek (the first seek reaching an input holds)."""
@@ -53,7 +53,7 @@ def push(P, lane, i, w, rw, share, rshare, sc, seek):
         P[ROOT_WEIGHT, lane, i] += rw * rshare
 
 
-@kernel
+@kernel(inner=True)
 def _shares(S, P, lane, base, inputs, shares, w, rw, sc, seek):
     """A blend's or space's shares kept (S[base + 2 + j]) and given to its inputs."""
     for j in range(inputs.size):
@@ -61,24 +61,24 @@ def _shares(S, P, lane, base, inputs, shares, w, rw, sc, seek):
         push(P, lane, inputs[j], w, rw, shares[j], shares[j], sc, seek)
 
 
-@kernel
+@kernel(inner=True)
 def _unit(v):
     return 0.0 if v < 0.0 else 1.0 if v > 1.0 else v
 
 
-@kernel
+@kernel(inner=True)
 def lesser(a, b):
     """Python's min(a, b)."""
     return b if b < a else a
 
 
-@kernel
+@kernel(inner=True)
 def greater(a, b):
     """Python's max(a, b)."""
     return b if b > a else a
 
 
-@kernel
+@kernel(inner=True)
 def request_blend(S, lane, at, own, duration):
     """A switch beneath an inertialize node (its state at S[at:]; none for at < 0): it blends
     from its last output over its own duration, or the switch's when its own is 0."""
@@ -92,7 +92,7 @@ def request_blend(S, lane, at, own, duration):
     S[lane, at + 8] = 0.0       # captured
 
 
-@kernel
+@kernel(inner=True)
 def reset_subtree(S, lane, ranges, initial):
     """A subtree back to its state at init (S's ranges of it): an entry's restart."""
     for x in range(ranges.shape[0]):
@@ -126,7 +126,7 @@ def _blend(S, P, k, base, inputs, weights, params, direct):
         _shares(S, P, lane, base, inputs, shares, w, rw, sc, P[SEEK_TIME, lane, k])
 
 
-@kernel
+@kernel(inner=True)
 def _below(xs, x):
     """The last of increasing xs at or below x (the first when none is)."""
     lo, hi = 0, xs.size - 1
@@ -139,7 +139,7 @@ def _below(xs, x):
     return lo
 
 
-@kernel
+@kernel(inner=True)
 def line_weights(xs, x, period, out):
     """Weights of points along a line (or a circle of the period) for a position, into out."""
     n = xs.size
@@ -212,7 +212,7 @@ def _banded(S, P, k, base, inputs, ys, starts, xs, which, at_x, at_y, period):
         _shares(S, P, lane, base, inputs, shares, w, rw, sc, P[SEEK_TIME, lane, k])
 
 
-@kernel
+@kernel(inner=True)
 def _edge(best, px, py, ox, oy, dx, dy, wi, wj):
     """The nearest point of a triangle's edge, kept in best (distance, a, b, c, l0, l1, l2)
     when nearer than what it holds (or it holds nothing)."""
@@ -225,7 +225,7 @@ def _edge(best, px, py, ox, oy, dx, dy, wi, wj):
         best[4], best[5], best[6] = 1.0 - t, t, 0.0
 
 
-@kernel
+@kernel(inner=True)
 def triangle_weights(tris, x, y, best, out):
     """Barycentric weights (into out) of the triangle holding (x, y), else of the nearest point
     on the triangulation (the first triangle of the least distance). tris rows are (a, b, c,
@@ -353,7 +353,7 @@ def _inertialize(S, P, step, k, base, a, at_trigger, duration):
         push(P, lane, a, w, rw, 1.0, 1.0, sc, P[SEEK_TIME, lane, k])
 
 
-@kernel
+@kernel(inner=True)
 def _fade_in(fade_in, kind, start_w, time):
     progress = time / fade_in if fade_in > 0 else 1.0
     return start_w + (1.0 - start_w) * curve(kind, progress)
