@@ -53,6 +53,10 @@ BONE_UNMATCHED = 1              # MANI_MIRROR_BONE_UNMATCHED
 BONE_SCALE_APPROXIMATE = 2      # MANI_MIRROR_BONE_SCALE_APPROXIMATE
 SCALE_SHIFT = 4
 AXIS_TOLERANCE = 1e-5           # a correction's column this close to an axis takes it
+# What binary64 leaves of terms that cancel (a turn times its own inverse): a component this
+# small is a turn far below binary32's resolution, so it is made 0 and mirror images' exact
+# identity corrections stay exact.
+RESIDUE = 1e-12
 HEADER = struct.Struct("<QIIIIQ")
 BONE = np.dtype([("partner", "<u4"), ("flags", "<u4"), ("correction", "<f4", 4),
                  ("parent_correction", "<f4", 4)])
@@ -336,8 +340,9 @@ def layout(ch: Checked) -> bytes:
     partner_parent_mirrored = np.where((pp == NO_BONE)[:, None], identity,
                                        mirrored[np.where(pp == NO_BONE, 0, pp)])
     parent_correction = qmul(qconj(parent_turn), partner_parent_mirrored)
-    correction /= np.linalg.norm(correction, axis=1, keepdims=True)
-    parent_correction /= np.linalg.norm(parent_correction, axis=1, keepdims=True)
+    for q in (correction, parent_correction):
+        q[np.abs(q) < RESIDUE] = 0.0
+        q /= np.linalg.norm(q, axis=1, keepdims=True)
     flags = np.zeros(n, dtype=np.uint32)
     matched = np.where(parents == NO_BONE, pp == NO_BONE,
                        (pp != NO_BONE) & (partners[np.where(parents == NO_BONE, 0, parents)] == pp))
