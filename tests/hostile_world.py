@@ -16,7 +16,7 @@ from runtime.deform.skin import SkinSource
 from runtime.deform.skinning import SkinJob, SkinStream, StreamKind
 from runtime.graph.binding import GraphAssets
 from runtime.graph.json.read import GraphNamedAssets
-from runtime.mapping import MirrorMap, MirrorMapSource, MirrorRule, RulePlace
+from runtime.mapping import MirrorClipSource, MirrorMap, MirrorMapSource, MirrorRule, RulePlace
 from runtime.graph.source import ClipNode, ClipSlotSource, GraphSource, ParameterSource, ParameterType
 from runtime.pose.blend import BlendLayer, MaskChain
 from runtime.samples.humanoid import humanoid_source
@@ -63,6 +63,14 @@ class World:
     @cached_property
     def mirror_map(self):
         return MirrorMap(_built(capi.maniBuildMirrorMap, self.mirror_source))
+
+    @cached_property
+    def plain_clip(self):
+        """A clip without float or discrete tracks (what a mirrored clip takes for now)."""
+        source = self.clip_source
+        return rt.Clip.open(_built(capi.maniBuildClip, ClipSource(
+            source.skeleton, source.channels, events=source.events, markers=source.markers,
+            root_motion=source.root_motion)))
 
     @cached_property
     def mirror_text(self):
@@ -280,6 +288,8 @@ def valid_calls(w: World) -> dict:
         "maniWriteGraphJson": lambda: (rt.Builder(), w.graph_source),
         "maniBuildMirrorMap": lambda: (rt.Builder(), w.mirror_source),
         "maniBuildMirrorMapJson": lambda: (rt.Builder(), w.mirror_text, w.skeleton),
+        "maniBuildMirroredClip": lambda: (rt.Builder(), MirrorClipSource(w.mirror_map, w.skeleton,
+                                                                         w.plain_clip)),
         "maniMirrorMap_MirrorName": lambda: (w.mirror_map, "smile"),
         "maniMirrorMap_MirrorNameHash": lambda: (w.mirror_map, 12345),
         "maniMirrorMap_MirrorPose": lambda: (w.mirror_map, w.skeleton, w.pose(), w.pose()),

@@ -539,3 +539,122 @@ def test_json_misuses():
         build_mirror_map_json(b, "[\ud800]", sk)
     assert (info.value.reason, info.value.item) == (BuildReason.Json, 1)
     assert b.misuse == 2
+
+
+# ---- mirrored clips ---------------------------------------------------------------------------
+from runtime.clip import rootmotion  # noqa: E402
+from runtime.mapping import MirrorClipSource, build_mirrored_clip  # noqa: E402
+from runtime_fixtures import random_quats  # noqa: E402
+
+
+def _clip_on(sk, *, root_motion=True, additive=rt.AdditiveBasis.none, seed=0):
+    rng = np.random.default_rng(seed)
+    times = np.linspace(0, 1, 7)
+    animated = [0] + [sk.find_bone(n) for n in ("arm_l", "hand_r") if sk.find_bone(n) != rt.NO_BONE]
+    channels = [rt.ChannelSource(b, rt.ChannelPath.rotation, times, random_quats(rng, (7,)))
+                for b in animated]
+    channels.append(rt.ChannelSource(0, rt.ChannelPath.translation, times,
+                                     np.outer(times, [1, 0.1, 2]) + sk.rests[0, :3]))
+    channels.append(rt.ChannelSource(animated[1], rt.ChannelPath.scale, times,
+                                     rng.uniform(0.5, 2, (7, 3))))
+    source = rt.ClipSource(sk, channels, events=[rt.ClipEvent("step_l", 0.5), rt.ClipEvent("hop", 0.7)],
+                           markers=[rt.ClipEvent("arm_l", 0.25)], sample_rate=30,
+                           loop=rt.LoopPolicy.repeat, additive=additive,
+                           root_motion=rt.RootMotionSource(0) if root_motion else None)
+    return rt.Clip.open(rt.build_clip(rt.Builder(), source))
+
+
+def _grid(clip):
+    t = np.arange(clip.sample_count) / clip.sample_rate
+    t[-1] = clip.duration
+    return t
+
+
+def _mirrored(m, sk, clip):
+    return rt.Clip.open(build_mirrored_clip(rt.Builder(), MirrorClipSource(m, sk, clip)))
+
+
+@pytest.mark.parametrize("rig", ["humanoid", "symmetric"])
+def test_a_mirrored_clip_is_mirror_pose_at_every_sample(rig):
+    sk = open_skeleton(humanoid_source(80) if rig == "humanoid" else symmetric_source())
+    m = mirror_of(sk, names=["step_l", "arm_l"])
+    clip = _clip_on(sk)
+    mc = _mirrored(m, sk, clip)
+    assert (mc.sample_count, mc.sample_rate, mc.duration, mc.loop_policy) == \
+        (clip.sample_count, clip.sample_rate, clip.duration, clip.loop_policy)
+    worst = 0.0
+    for t in _grid(clip):
+        a, want, got = rt.Pose(sk), rt.Pose(sk), rt.Pose(sk)
+        clip.sample(sk, t, a)
+        rootmotion.restore(clip, sk, t, a)
+        m.mirror_pose(sk, a, want)
+        mc.sample(sk, t, got)
+        rootmotion.restore(mc, sk, t, got)
+        worst = max(worst, np.abs(got.locals - want.locals).max())
+    assert worst <= 4e-7
+    # channels at rest are left out: on the symmetric rig (whose rest mirrors to itself) only
+    # the animated bones' partners are tracked; the humanoid's asymmetric rests all move
+    tracked = {sk.bone_name(b) for b in mc.tracked_bones}
+    assert {"hips", "arm_r", "hand_l"} <= tracked
+    if rig == "symmetric":
+        assert tracked == {"hips", "arm_r", "hand_l"}
+    assert [mc.event(i) for i in range(2)] == [rt.ClipEvent("step_r", 0.5), rt.ClipEvent("hop", clip.event(1).time)]
+    assert mc.marker(0).name == "arm_r"
+
+
+def test_mirrored_root_motion_is_the_moves_reflected():
+    """On a rig whose root's correction is the identity the build's moves are the stored
+    moves reflected (elsewhere the whole motion is, as the test above shows)."""
+    sk = open_skeleton(symmetric_source())
+    m = mirror_of(sk)
+    clip = _clip_on(sk)
+    mc = _mirrored(m, sk, clip)
+    assert mc.root_motion_fields == clip.root_motion_fields
+    want = np.array([m.mirror_root_motion(move) for move in clip.moves])
+    assert np.abs(mc.moves - want).max() < 1e-6
+    assert np.abs(mc.moves[:, 0] + clip.moves[:, 0]).max() < 1e-6       # x negated
+    assert np.abs(mc.moves[:, 2] - clip.moves[:, 2]).max() < 1e-6
+
+
+def test_an_additive_clip_mirrors_through_the_rest():
+    sk = open_skeleton(symmetric_source())
+    m = mirror_of(sk)
+    clip = _clip_on(sk, root_motion=False, additive=rt.AdditiveBasis.rest)
+    mc = _mirrored(m, sk, clip)
+    assert mc.additive_basis == rt.AdditiveBasis.rest
+    for t in _grid(clip):
+        d, md = rt.Pose(sk), rt.Pose(sk)
+        clip.sample(sk, t, d)
+        mc.sample(sk, t, md)
+        full, mirrored, got = rt.Pose(sk), rt.Pose(sk), rt.Pose(sk)
+        rt.add_layers(full, sk, [rt.BlendLayer(d, 1.0)])
+        m.mirror_pose(sk, full, mirrored)                   # the rest mirrors to itself here
+        rt.add_layers(got, sk, [rt.BlendLayer(md, 1.0)])
+        assert np.abs(got.locals - mirrored.locals).max() < 1e-5
+
+
+def test_mirrored_clip_refusals():
+    sk = open_skeleton(humanoid_source(80))
+    other = open_skeleton(humanoid_source(80, seed=4))
+    m = mirror_of(sk)
+    clip, foreign = _clip_on(sk), _clip_on(other)
+    b = rt.Builder()
+    good = build_mirrored_clip(b, MirrorClipSource(m, sk, clip))
+    for source, other_code in [(MirrorClipSource(m, other, foreign), 0),
+                               (MirrorClipSource(m, sk, foreign), 1)]:
+        with pytest.raises(rt.InvalidError) as info:
+            build_mirrored_clip(b, source)
+        assert (info.value.reason, info.value.other) == (BuildReason.MirrorClip, other_code)
+    tracked = rt.ClipSource(sk, [rt.ChannelSource(0, rt.ChannelPath.rotation, [0, 1], random_quats(
+        np.random.default_rng(0), (2,)))], float_tracks=[rt.FloatTrackSource("smile", [0, 1], [0, 1])])
+    with pytest.raises(rt.InvalidError) as info:
+        build_mirrored_clip(b, MirrorClipSource(m, sk, rt.Clip.open(rt.build_clip(rt.Builder(), tracked))))
+    assert (info.value.reason, info.value.other) == (BuildReason.MirrorClip, 2)
+    assert b.misuse == 0
+    for source in (None, MirrorClipSource(None, sk, clip), MirrorClipSource(m, None, clip),
+                   MirrorClipSource(m, sk, None), MirrorClipSource(m, sk, "clip")):
+        with pytest.raises(rt.InvalidError) as info:
+            build_mirrored_clip(b, source)
+        assert info.value.reason == BuildReason.None_
+    assert b.misuse == 5
+    assert bytes(capi.maniBuilder_CopyBuilt(b)) == good
