@@ -31,9 +31,11 @@ class MirrorMap:
     answer as for NULL, and the calls that need a map refuse it."""
 
     bone_count = 0
+    name_count = 0
     identity = 0
     skeleton_identity = 0
     axis = MirrorAxis.x
+    _axis = 0
     unmatched_bone = NO_BONE
 
     def __init__(self, data):
