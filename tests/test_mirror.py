@@ -479,7 +479,7 @@ def _offset_of(text: str, fragment: str) -> int:
     (('"axis": "z"', '"axis": "w"'), rt.InvalidError, BuildReason.Form, GraphForm.value, '"axis": "w"'),
     (('"axis": "z"', '"axes": "z"'), rt.InvalidError, BuildReason.Form, GraphForm.member, '"axes"'),
     (('"axis": "z"', '"axis": 3'), rt.InvalidError, BuildReason.Form, GraphForm.type, '"axis": 3'),
-    (('"version": 1', '"version": 2'), rt.VersionError, BuildReason.Form, GraphForm.version, "2,"),
+    (('"version": 1', '"version": 2'), rt.VersionError, BuildReason.Form, GraphForm.version, '2,\n  "axis"'),
     (('"format": "maul-anim mirror map"', '"format": "graph"'), rt.InvalidError, BuildReason.Form,
      GraphForm.value, '"graph"'),
     (('"bone": "head"', '"bone": "nobody"'), rt.InvalidError, BuildReason.Form, GraphForm.name, '"nobody"'),
@@ -490,7 +490,6 @@ def _offset_of(text: str, fragment: str) -> int:
     (('"find": "_l",', '"find": "_l", "find": "_l",'), rt.InvalidError, BuildReason.Form,
      GraphForm.duplicate, None),
     (('"find": "mid",', ''), rt.InvalidError, BuildReason.Form, GraphForm.missing, None),
-    (('"names": [', '"names": ['), None, None, None, None),
     (('"a",', '"a" "c",'), rt.InvalidError, BuildReason.Json, None, '"c"'),
     (('"foot_l"', '"x"'), rt.InvalidError, BuildReason.MirrorName, None, None),
 ])
@@ -500,9 +499,6 @@ def test_json_refusals_at_byte_offsets(edit, error, reason, form, where):
     old, new = edit
     assert old in text
     bad = text.replace(old, new, 1)
-    if error is None:
-        build_mirror_map_json(rt.Builder(), bad, sk)
-        return
     b = rt.Builder()
     with pytest.raises(error) as info:
         build_mirror_map_json(b, bad, sk)
@@ -511,7 +507,7 @@ def test_json_refusals_at_byte_offsets(edit, error, reason, form, where):
     if form is not None:
         assert e.other == form, str(e)
     if where is not None:
-        assert e.item == _offset_of(bad, where) + (0 if where != "2," else 0), str(e)
+        assert e.item == _offset_of(bad, where), str(e)
     assert b.misuse == 0
 
 

@@ -37,26 +37,27 @@ TOP = {"format", "version", "axis", "reference", "pairs", "rules", "namePairs", 
 
 
 # ---- writing ----------------------------------------------------------------------------------
+def _utf8(raw: bytes) -> str:
+    return raw.decode("utf-8")
+
+
 def write_text(builder: Builder, source: MirrorMapSource) -> str:
     ch = check(builder, source)
     layout(ch)                                  # refused as the build refuses
     sk = ch.skeleton
-    bone = lambda b: sk.bone_name(b)            # noqa: E731
-    reference = []
-    rests = sk.rests
     given = ch.given
-    for b in np.flatnonzero((given.view(np.uint32) != rests.view(np.uint32)).any(axis=1)).tolist():
-        reference.append({"bone": bone(b), "translation": given[b, 0:3].tolist(),
-                          "rotation": given[b, 3:7].tolist(), "scale": given[b, 7:10].tolist()})
-    text = lambda raw: raw.decode("utf-8")      # noqa: E731
+    off_rest = (given.view(np.uint32) != sk.rests.view(np.uint32)).any(axis=1)
+    reference = [{"bone": sk.bone_name(b), "translation": given[b, 0:3].tolist(),
+                  "rotation": given[b, 3:7].tolist(), "scale": given[b, 7:10].tolist()}
+                 for b in np.flatnonzero(off_rest).tolist()]
     return dump({
         "format": FORMAT, "version": FORM_VERSION, "axis": AXES[MirrorAxis(ch.axis)],
         "reference": reference,
-        "pairs": [[bone(a), bone(b)] for a, b in ch.pairs],
-        "rules": [{"find": text(r.find), "place": PLACES[r.place], "replace": text(r.replace)}
+        "pairs": [[sk.bone_name(a), sk.bone_name(b)] for a, b in ch.pairs],
+        "rules": [{"find": _utf8(r.find), "place": PLACES[r.place], "replace": _utf8(r.replace)}
                   for r in ch.rules],
-        "namePairs": [[text(a), text(b)] for a, b in ch.name_pairs],
-        "names": [text(n) for n in ch.names],
+        "namePairs": [[_utf8(a), _utf8(b)] for a, b in ch.name_pairs],
+        "names": [_utf8(n) for n in ch.names],
     }) + "\n"
 
 
