@@ -333,6 +333,27 @@ def test_build_refusals_leave_the_builder_holding_what_it_held(change, error, re
     assert builder.misuse == 0
 
 
+def test_name_hash_and_name_bytes_refusals(monkeypatch):
+    """Neither a 64-bit hash collision nor 4 GiB of names is at hand, so the hash and the
+    bound are made small for the build."""
+    import runtime.mapping.mirror_build as mb
+    sk = open_skeleton(humanoid_source(12))
+    source = MirrorMapSource(sk, name_pairs=[("a", "b")], names=["x_l", "y"],
+                             rules=[MirrorRule("_l", "_r", RulePlace.suffix),
+                                    MirrorRule("_r", "_l", RulePlace.suffix)])
+    build_mirror_map(rt.Builder(), source)
+    monkeypatch.setattr(mb, "MAX_NAME_TABLE_BYTES", 7)
+    with pytest.raises(rt.InvalidError) as info:
+        build_mirror_map(rt.Builder(), source)
+    assert info.value.reason == BuildReason.Count
+    monkeypatch.setattr(mb, "MAX_NAME_TABLE_BYTES", 8)
+    build_mirror_map(rt.Builder(), source)              # a b x_l x_r: 8 bytes
+    monkeypatch.setattr(mb.names, "hash_name", lambda raw: len(raw))
+    with pytest.raises(rt.InvalidError) as info:
+        build_mirror_map(rt.Builder(), source)
+    assert (info.value.reason, info.value.item, info.value.other) == (BuildReason.NameHash, 1, 0)
+
+
 def test_misuses_are_counted():
     sk = open_skeleton(humanoid_source(12))
     b = rt.Builder()

@@ -27,7 +27,8 @@ LimitError); MirrorPair (item the bone, other its partner: a bone past the skele
 twice, or a rule's partner that does not pair back); MirrorName (item the name, other the
 earlier: names counted over the name pairs, two a pair, then the names; a name not text,
 given twice, or whose rule partner does not pair back (other the name itself); past
-MAX_NAME_BYTES a LimitError); NameHash (two names of one hash).
+MAX_NAME_BYTES a LimitError); NameHash (two names of one hash); Count (paired names past
+4 GiB in all, which the name table's offsets cannot reach).
 """
 from __future__ import annotations
 
@@ -57,6 +58,7 @@ AXIS_TOLERANCE = 1e-5           # a correction's column this close to an axis ta
 # small is a turn far below binary32's resolution, so it is made 0 and mirror images' exact
 # identity corrections stay exact.
 RESIDUE = 1e-12
+MAX_NAME_TABLE_BYTES = 2 ** 32 - 1    # the name table's u32 offsets reach this far
 HEADER = struct.Struct("<QIIIIQ")
 BONE = np.dtype([("partner", "<u4"), ("flags", "<u4"), ("correction", "<f4", 4),
                  ("parent_correction", "<f4", 4)])
@@ -361,6 +363,8 @@ def layout(ch: Checked) -> bytes:
     unmatched = np.flatnonzero(~matched)
     first = int(unmatched[0]) if unmatched.size else NO_BONE
     table = sorted(ch.name_table, key=names.hash_name)
+    if sum(map(len, table)) > MAX_NAME_TABLE_BYTES:
+        raise InvalidError("paired names past 4 GiB in all", reason=BuildReason.Count)
     hashes = [names.hash_name(r) for r in table]
     for k in range(1, len(hashes)):
         if hashes[k] == hashes[k - 1]:
