@@ -28,6 +28,8 @@ from .graph import (Graph, GraphAssets, GraphBinding, GraphInstance, GraphNamedA
                     compile_evaluation_aside,
                     evaluate_batch, evaluate_subset, update_batch, write_graph_json)
 from .graph import source as graph_source
+from .mapping import (MirrorAxis, MirrorClipSource, MirrorMap, MirrorMapSource, MirrorRule,
+                      RulePlace, build_mirror_map, build_mirrored_clip)
 from .pose import (BlendLayer, BoneSource, MaskChain, Pose, PoseBatch, Skeleton, SkeletonSource,
                    add_layers, blend_poses, build_mask, build_skeleton, compute_pose_difference,
                    pose_size)
@@ -58,4 +60,6 @@ __all__ = [
     "SkinJob", "SkinStream", "StreamKind", "palette_to_dual_quaternions", "palette_to_rows",
     "skin_blended", "skin_centers", "skin_dual_quaternion", "skin_linear",
     "IDENTITY", "IDENTITY_AFFINE", "decompose_affine",
+    "MirrorAxis", "MirrorClipSource", "MirrorMap", "MirrorMapSource", "MirrorRule", "RulePlace",
+    "build_mirror_map", "build_mirrored_clip",
 ]

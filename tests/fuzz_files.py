@@ -173,6 +173,17 @@ def use_state(w: World, data):
     _all([run])
 
 
+def use_mirror(w: World, mirror):
+    n = mirror.bone_count
+    _all([lambda b=b: capi.maniMirrorMap_GetPartner(mirror, b) for b in range(n + 1)]
+         + [lambda b=b: capi.maniMirrorMap_GetBoneFlags(mirror, b) for b in range(n + 1)]
+         + [lambda name=name: capi.maniMirrorMap_MirrorName(mirror, name)
+            for name in ("smile", "frown", "step_l", "step_r", "x")]
+         + [lambda h=h: capi.maniMirrorMap_MirrorNameHash(mirror, h) for h in (0, 1, 2 ** 64 - 1)]
+         + [lambda: capi.maniMirrorMap_MirrorPose(mirror, w.skeleton, w.pose(), w.pose()),
+            lambda: capi.maniMirrorMap_MirrorRootMotion(mirror, [1, 2, 3, 0, 0, 0, 1])])
+
+
 KINDS = {
     "skeleton": (lambda w: _bytes(w, capi.maniBuildSkeleton, w.skeleton_source),
                  capi.maniOpenSkeleton, use_skeleton),
@@ -185,6 +196,8 @@ KINDS = {
     "graph": (lambda w: _bytes(w, capi.maniBuildGraph, w.graph_source), capi.maniOpenGraph,
               use_graph),
     "state": (lambda w: w.saved, lambda data: data, use_state),
+    "mirror": (lambda w: _bytes(w, capi.maniBuildMirrorMap, w.mirror_source),
+               capi.maniOpenMirrorMap, use_mirror),
 }
 
 

@@ -16,6 +16,7 @@ from runtime.deform.skin import SkinSource
 from runtime.deform.skinning import SkinJob, SkinStream, StreamKind
 from runtime.graph.binding import GraphAssets
 from runtime.graph.json.read import GraphNamedAssets
+from runtime.mapping import MirrorClipSource, MirrorMap, MirrorMapSource, MirrorRule, RulePlace
 from runtime.graph.source import ClipNode, ClipSlotSource, GraphSource, ParameterSource, ParameterType
 from runtime.pose.blend import BlendLayer, MaskChain
 from runtime.samples.humanoid import humanoid_source
@@ -51,6 +52,31 @@ class World:
         p = self.pose()
         p.compute_model(self.skeleton)
         return p
+
+    @cached_property
+    def mirror_source(self):
+        return MirrorMapSource(self.skeleton, pairs=[(6, 7)],
+                               rules=[MirrorRule("_l", "_r", RulePlace.suffix),
+                                      MirrorRule("_r", "_l", RulePlace.suffix)],
+                               name_pairs=[("smile", "frown")], names=["step_l", "step_r"])
+
+    @cached_property
+    def mirror_map(self):
+        return MirrorMap(_built(capi.maniBuildMirrorMap, self.mirror_source))
+
+    @cached_property
+    def plain_clip(self):
+        """A clip without float or discrete tracks (what a mirrored clip takes for now)."""
+        source = self.clip_source
+        return rt.Clip.open(_built(capi.maniBuildClip, ClipSource(
+            source.skeleton, source.channels, events=source.events, markers=source.markers,
+            root_motion=source.root_motion)))
+
+    @cached_property
+    def mirror_text(self):
+        b = rt.Builder()
+        capi.maniWriteMirrorMapJson(b, self.mirror_source)
+        return bytes(capi.maniBuilder_CopyBuilt(b))
 
     @cached_property
     def clip_source(self):
@@ -260,12 +286,23 @@ def valid_calls(w: World) -> dict:
         "maniSkinDualQuaternion": lambda: (w.skin_job(),),
         "maniSkinLinear": lambda: (w.skin_job(),),
         "maniWriteGraphJson": lambda: (rt.Builder(), w.graph_source),
+        "maniBuildMirrorMap": lambda: (rt.Builder(), w.mirror_source),
+        "maniBuildMirrorMapJson": lambda: (rt.Builder(), w.mirror_text, w.skeleton),
+        "maniBuildMirroredClip": lambda: (rt.Builder(), MirrorClipSource(w.mirror_map, w.skeleton,
+                                                                         w.plain_clip)),
+        "maniMirrorMap_MirrorName": lambda: (w.mirror_map, "smile"),
+        "maniMirrorMap_MirrorNameHash": lambda: (w.mirror_map, 12345),
+        "maniMirrorMap_MirrorPose": lambda: (w.mirror_map, w.skeleton, w.pose(), w.pose()),
+        "maniMirrorMap_MirrorRootMotion": lambda: (w.mirror_map, move),
+        "maniOpenMirrorMap": lambda: (_built(capi.maniBuildMirrorMap, w.mirror_source),),
+        "maniWriteMirrorMapJson": lambda: (rt.Builder(), w.mirror_source),
         "maniGraphSubset_GetBones": lambda: (w.plan,),
         "maniInitClipCursor": lambda: (None, capi.maniClip_GetCursorSize(w.clip)),
     }
     by_first = {"clip": clip, "graph": graph, "skeleton": sk, "pose": w.pose,
                 "targets": lambda: w.targets, "influences": lambda: w.influences,
-                "skin": lambda: w.skin, "binding": lambda: w.binding, "instance": w.instance}
+                "skin": lambda: w.skin, "binding": lambda: w.binding, "instance": w.instance,
+                "map": lambda: w.mirror_map}
     calls = {}
     import inspect
     for name in capi.__all__:

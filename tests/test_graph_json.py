@@ -16,7 +16,7 @@ from runtime.graph.build.build import build
 from runtime.graph.format import f32
 from runtime.graph.json.read import GraphForm, GraphNamedAssets, read_text
 from runtime.graph.json.write import to_json, write_text
-from runtime.graph.json.text import dump, number, parse
+from runtime.core.json_text import dump, number, parse
 from runtime.graph.source import *  # noqa: F403
 from runtime.graph.source import ParameterType as T
 

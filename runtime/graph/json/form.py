@@ -6,7 +6,7 @@ The text is one object: {"version": 1, "parameters": [...], "clips": [...], "syn
 "output": place}. Parameters, clip slots, sync groups, asset slots and mask chains' bones
 are named; nodes and the output are places in the source's list; a subgraph is a nested
 graph object (without "version") with its parameters mapped by name. Numbers are binary32,
-written as the shortest text that reads back to the same value (graph/json/text.py's number).
+written as the shortest text that reads back to the same value (core/json_text.py's number).
 
 The writer leaves out every member at its off value, and the reader takes each as left
 out: the spec's list (a parameter's default; bounds "min" and "max", both or neither; a

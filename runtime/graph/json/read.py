@@ -9,8 +9,6 @@ form has.
 """
 from __future__ import annotations
 
-from enum import IntEnum
-
 from ...core import args
 from ...core.builder import Builder, enter_build
 from ...core.errors import BuildReason, InvalidError, VersionError
@@ -18,7 +16,7 @@ from ..build.build import build as build_source
 from ..format import f32 as _f
 from .form import (CURVES, ENTRIES, FORM_VERSION, INTERRUPTIONS, LATER_KINDS, LOOPS, METHODS, OPS,
                    TYPE_NAMES, name_text)
-from .text import Value, parse
+from ...core.json_text import GraphForm, Value, parse
 from ..source import (AdditiveNode, AssetSlotSource, Blend1DNode, Blend2DBandedNode,
                       Blend2DTriangulatedNode, BlendInput, BlendNode, ClipLoop, ClipNode,
                       ClipSlotSource, Condition, ConditionKind, Curve, EntryMode, GraphSource,
@@ -27,18 +25,6 @@ from ..source import (AdditiveNode, AssetSlotSource, Blend1DNode, Blend2DBandedN
                       SeekNode, SelectNode, SpacePoint, StateMachineNode, SubgraphNode,
                       SyncGroupSource, TimeScaleNode, Transition)
 from ...pose.skeleton import Skeleton
-
-
-class GraphForm(IntEnum):
-    """maniGraphForm: what a JSON form refusal found wrong (shared by every JSON form)."""
-
-    member = 1          # a member the object does not take
-    missing = 2         # a member the object needs is not there
-    type = 3            # a value of the wrong JSON type
-    value = 4           # a value out of form: an unknown option, a place not a whole number
-    name = 5            # a name that names nothing (parameter, clip, sync group, bone, asset)
-    duplicate = 6       # a member given twice
-    version = 7         # a version or node kind of another version of the form
 
 
 class GraphNamedAssets:

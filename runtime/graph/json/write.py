@@ -13,7 +13,7 @@ from ..build.check import parameter_value
 from ..format import f32 as _f
 from .form import (CURVES, ENTRIES, FORM_VERSION, INTERRUPTIONS, KINDS, LOOPS, METHODS, OPS, TYPE_NAMES,
                    name_text)
-from .text import dump
+from ...core.json_text import dump
 from ..source import (AdditiveNode, Blend1DNode, Blend2DBandedNode, Blend2DTriangulatedNode,
                       BlendNode, ClipLoop, ClipNode, CompareOp, Condition, ConditionKind, Curve,
                       EntryMode, GraphSource, InertializeMethod, InertializeNode, Interruption,

@@ -1,5 +1,6 @@
-"""JSON text for the graph forms: a reader that keeps each value's byte offset, and numbers
-written as the shortest text that reads back to the same binary32, in ECMAScript's layout.
+"""JSON text for the JSON forms (graphs, mirror maps): a reader that keeps each value's byte
+offset, numbers written as the shortest text that reads back to the same binary32, in
+ECMAScript's layout, and the codes a form's refusal names (GraphForm, shared by every form).
 
 The reader is our own (a few dozen lines) because a refusal must name the byte where the
 offending member's key starts, which Python's json module does not give for values nested
@@ -12,13 +13,26 @@ from __future__ import annotations
 import math
 import re
 import struct
+from enum import IntEnum
 from fractions import Fraction
 
-from ...core.errors import BuildReason, InvalidError
+from .errors import BuildReason, InvalidError
 
 MAX_DEPTH = 64
 _NUMBER = re.compile(rb"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 _WS = b" \t\r\n"
+
+
+class GraphForm(IntEnum):
+    """maniGraphForm: what a JSON form refusal found wrong (shared by every JSON form)."""
+
+    member = 1          # a member the object does not take
+    missing = 2         # a member the object needs is not there
+    type = 3            # a value of the wrong JSON type
+    value = 4           # a value out of form: an unknown option, a place not a whole number
+    name = 5            # a name that names nothing (parameter, clip, sync group, bone, asset)
+    duplicate = 6       # a member given twice
+    version = 7         # a version or node kind of another version of the form
 
 
 class Value:

@@ -1,0 +1,208 @@
+"""The mirror map's JSON text form, both ways (maniWriteMirrorMapJson, maniBuildMirrorMapJson),
+with the graph form's conventions (core/json_text.py): members an object does not take are
+refused, numbers are the shortest text that reads back to the same binary32, and refusals
+name the byte offset where the offending member's key (or value) starts.
+
+    {"format": "maul-anim mirror map", "version": 1, "axis": "x" | "y" | "z",
+     "reference": [{"bone": name, "translation": [3], "rotation": [4], "scale": [3]}],
+     "pairs": [[bone name, bone name]],
+     "rules": [{"find": text, "place": "prefix" | "suffix" | "anywhere", "replace": text}],
+     "namePairs": [[name, name]], "names": [name]}
+
+The reference lists the bones whose local is not the rest bit for bit; reference, pairs,
+rules, namePairs and names may be left out (empty), as may an entry's translation, rotation
+or scale (its bone's rest). Refusals beyond the build's (whose items are places in the
+text's lists): Json (item the byte offset) for text that is not JSON; Form (other a
+GraphForm, item the offset) for a member not taken, missing, of the wrong type, an unknown
+option or format, a bone name no bone has, or a reference bone listed twice; VersionError
+with Form for a version other than 1.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import args
+from ..core.builder import Builder, enter_build
+from ..core.errors import BuildReason, InvalidError, VersionError
+from ..core.json_text import GraphForm, Value, dump, parse
+from ..core.limits import NO_BONE
+from ..pose.skeleton import Skeleton
+from .mirror_build import MirrorAxis, MirrorMapSource, MirrorRule, RulePlace, check, layout
+
+FORMAT = "maul-anim mirror map"
+FORM_VERSION = 1
+AXES = {MirrorAxis.x: "x", MirrorAxis.y: "y", MirrorAxis.z: "z"}
+PLACES = {RulePlace.prefix: "prefix", RulePlace.suffix: "suffix", RulePlace.anywhere: "anywhere"}
+TOP = {"format", "version", "axis", "reference", "pairs", "rules", "namePairs", "names"}
+
+
+# ---- writing ----------------------------------------------------------------------------------
+def _utf8(raw: bytes) -> str:
+    return raw.decode("utf-8")
+
+
+def write_text(builder: Builder, source: MirrorMapSource) -> str:
+    ch = check(builder, source)
+    layout(ch)                                  # refused as the build refuses
+    sk = ch.skeleton
+    given = ch.given
+    off_rest = (given.view(np.uint32) != sk.rests.view(np.uint32)).any(axis=1)
+    reference = [{"bone": sk.bone_name(b), "translation": given[b, 0:3].tolist(),
+                  "rotation": given[b, 3:7].tolist(), "scale": given[b, 7:10].tolist()}
+                 for b in np.flatnonzero(off_rest).tolist()]
+    return dump({
+        "format": FORMAT, "version": FORM_VERSION, "axis": AXES[MirrorAxis(ch.axis)],
+        "reference": reference,
+        "pairs": [[sk.bone_name(a), sk.bone_name(b)] for a, b in ch.pairs],
+        "rules": [{"find": _utf8(r.find), "place": PLACES[r.place], "replace": _utf8(r.replace)}
+                  for r in ch.rules],
+        "namePairs": [[_utf8(a), _utf8(b)] for a, b in ch.name_pairs],
+        "names": [_utf8(n) for n in ch.names],
+    }) + "\n"
+
+
+def write_mirror_map_json(builder: Builder, source: MirrorMapSource) -> str:
+    """maniWriteMirrorMapJson: the text kept in the builder (kind "text"), for CopyBuilt."""
+    enter_build(builder, source, MirrorMapSource, skeleton=Skeleton)
+    text = write_text(builder, source)
+    builder.keep(text.encode("utf-8"), "text")
+    return text
+
+
+# ---- reading ----------------------------------------------------------------------------------
+def _form(code: GraphForm, offset: int, message: str):
+    return InvalidError(f"JSON form: {message} at byte {offset}", reason=BuildReason.Form,
+                        item=offset, other=int(code))
+
+
+class _Obj:
+    """An object's members, each checked against the ones it takes before any is read."""
+
+    def __init__(self, v: Value, takes, what: str):
+        if v.kind != "object":
+            raise _form(GraphForm.type, v.offset, f"{what} is not an object")
+        self.offset, self.what, self.members = v.offset, what, {}
+        for key, at, value in v.value:
+            if key in self.members:
+                raise _form(GraphForm.duplicate, at, f"{what}'s {key!r} given twice")
+            if key not in takes:
+                raise _form(GraphForm.member, at, f"{what} takes no member {key!r}")
+            self.members[key] = (at, value)
+
+    def get(self, key: str, kind: str, default=None, needed=False):
+        if key not in self.members:
+            if needed:
+                raise _form(GraphForm.missing, self.offset, f"{self.what} lacks {key!r}")
+            return default
+        at, v = self.members[key]
+        if v.kind != kind:
+            raise _form(GraphForm.type, at, f"{self.what}'s {key!r} is not a {kind}")
+        return v
+
+    def option(self, key: str, table: dict, default):
+        v = self.get(key, "string")
+        if v is None:
+            return default
+        for value, text in table.items():
+            if text == v.value:
+                return value
+        raise _form(GraphForm.value, self.members[key][0], f"{self.what}'s {key!r} names no option {v.value!r}")
+
+
+def _list(o: _Obj, key: str) -> list:
+    v = o.get(key, "array")
+    return [] if v is None else v.value
+
+
+def _string(v: Value, what: str) -> str:
+    if v.kind != "string":
+        raise _form(GraphForm.type, v.offset, f"{what} is not a string")
+    return v.value
+
+
+def _pair(v: Value, what: str) -> tuple[Value, Value]:
+    if v.kind != "array" or len(v.value) != 2:
+        raise _form(GraphForm.type, v.offset, f"{what} is not a pair")
+    return v.value[0], v.value[1]
+
+
+def _bone(skeleton: Skeleton, v: Value, what: str) -> int:
+    b = skeleton.find_bone(_string(v, what))
+    if b == NO_BONE:
+        raise _form(GraphForm.name, v.offset, f"{what} names no bone")
+    return b
+
+
+def _numbers(o: _Obj, key: str, rest: np.ndarray) -> np.ndarray:
+    v = o.get(key, "array")
+    if v is None:
+        return rest
+    if len(v.value) != rest.size or any(x.kind != "number" for x in v.value):
+        raise _form(GraphForm.type, v.offset, f"{o.what}'s {key!r} is not {rest.size} numbers")
+    return np.array([x.value for x in v.value], dtype=np.float64)
+
+
+def from_json(v: Value, skeleton: Skeleton) -> MirrorMapSource:
+    top = _Obj(v, TOP, "the mirror map")
+    fmt = top.get("format", "string", needed=True)
+    if fmt.value != FORMAT:
+        raise _form(GraphForm.value, fmt.offset, f"format {fmt.value!r} is not {FORMAT!r}")
+    ver = top.get("version", "number", needed=True)
+    if ver.value != FORM_VERSION:
+        raise VersionError(f"form version {ver.value}; this library reads {FORM_VERSION}",
+                           reason=BuildReason.Form, item=ver.offset, other=int(GraphForm.version))
+    axis = top.option("axis", AXES, None)
+    if axis is None:
+        raise _form(GraphForm.missing, top.offset, "the mirror map lacks 'axis'")
+    reference = np.array(skeleton.rests, dtype=np.float64)
+    listed = set()
+    for entry in _list(top, "reference"):
+        e = _Obj(entry, {"bone", "translation", "rotation", "scale"}, "a reference entry")
+        name = e.get("bone", "string", needed=True)
+        b = _bone(skeleton, name, "a reference entry's bone")
+        if b in listed:
+            raise _form(GraphForm.duplicate, name.offset, "a bone the reference lists twice")
+        listed.add(b)
+        reference[b, 0:3] = _numbers(e, "translation", reference[b, 0:3])
+        reference[b, 3:7] = _numbers(e, "rotation", reference[b, 3:7])
+        reference[b, 7:10] = _numbers(e, "scale", reference[b, 7:10])
+    pairs = []
+    for p in _list(top, "pairs"):
+        a, b = _pair(p, "a bone pair")
+        pairs.append((_bone(skeleton, a, "a pair's bone"), _bone(skeleton, b, "a pair's bone")))
+    rules = []
+    for r in _list(top, "rules"):
+        o = _Obj(r, {"find", "place", "replace"}, "a rule")
+        rules.append(MirrorRule(o.get("find", "string", needed=True).value,
+                                o.get("replace", "string", needed=True).value,
+                                o.option("place", PLACES, RulePlace.anywhere)))
+    name_pairs = []
+    for p in _list(top, "namePairs"):
+        a, b = _pair(p, "a name pair")
+        name_pairs.append((_string(a, "a name"), _string(b, "a name")))
+    names = [_string(n, "a name") for n in _list(top, "names")]
+    return MirrorMapSource(skeleton, axis, reference, pairs, rules, name_pairs, names)
+
+
+def read_text(text, skeleton: Skeleton) -> MirrorMapSource:
+    if isinstance(text, str):
+        text = text.encode("utf-8", "surrogatepass")
+    return from_json(parse(text), skeleton)
+
+
+def build_mirror_map_json(builder: Builder, text, skeleton: Skeleton) -> bytes:
+    """maniBuildMirrorMapJson: the text read, then built as maniBuildMirrorMap builds it."""
+    if not isinstance(builder, Builder):
+        raise InvalidError("no builder")
+    builder.enter()
+    if not isinstance(skeleton, Skeleton) or not skeleton.is_open:
+        raise builder.refuse("no opened skeleton")
+    if text is None:
+        raise builder.refuse("no text")
+    try:
+        raw = args.name(text, "text") if isinstance(text, str) else args.byte_view(text, "text").tobytes()
+    except InvalidError as exc:
+        raise builder.refuse(str(exc)) from None
+    data = layout(check(builder, read_text(raw, skeleton)))
+    builder.keep(data, "mirror map")
+    return data
