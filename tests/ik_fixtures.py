@@ -57,8 +57,9 @@ def model_rotations(skeleton, pose) -> np.ndarray:
 
 def angle_between(q, r) -> float:
     """The angle of the turn from unit quaternion q to r."""
-    d = abs(float(np.dot(q, r)))
-    return 2.0 * float(np.arccos(min(d, 1.0)))
+    q, r = unit(q), unit(r)
+    rel = hamilton((-q[0], -q[1], -q[2], q[3]), r)
+    return 2.0 * float(np.arctan2(np.linalg.norm(rel[:3]), abs(rel[3])))
 
 
 def direction_angle(u, v) -> float:
