@@ -44,22 +44,19 @@ def bone(value, skeleton, what: str) -> int:
 
 def vector(value, what: str, n: int = 3) -> list:
     """n finite numbers (within binary32) as a list of floats."""
-    if n == 3 and type(value) in _SEQUENCES and len(value) == 3:
-        x, y, z = value
-        if (type(x) is float and type(y) is float and type(z) is float
-                and -F32_MAX <= x <= F32_MAX and -F32_MAX <= y <= F32_MAX
-                and -F32_MAX <= z <= F32_MAX):
-            return [x, y, z]
-    elif type(value) in _SEQUENCES and len(value) == n and all(
-            type(v) is float and -F32_MAX <= v <= F32_MAX for v in value):
-        return list(value)
+    if isinstance(value, np.ndarray):
+        items = value.tolist() if value.shape == (n,) and value.dtype.kind == "f" else None
+    else:
+        items = value if type(value) in _SEQUENCES and len(value) == n else None
+    if items is not None and all(isinstance(v, float) and -F32_MAX <= v <= F32_MAX for v in items):
+        return [float(v) for v in items]
     return args.floats(value, (n,), what, dtype=np.float64, within=np.float32).tolist()
 
 
 def number(value, what: str) -> float:
     """A finite number (within binary32) as a float."""
-    if type(value) is float and -F32_MAX <= value <= F32_MAX:
-        return value
+    if isinstance(value, float) and -F32_MAX <= value <= F32_MAX:
+        return float(value)
     return args.finite32(value, what)
 
 
