@@ -25,7 +25,6 @@ from typing import Sequence
 
 import numpy as np
 
-from ..core import args
 from ..core.errors import InvalidError, LimitError
 from . import entry
 from .kernels import NOT_ANCESTORS, aim
@@ -68,12 +67,14 @@ def _bones(skeleton, value) -> np.ndarray:
 def _shares(value, count: int) -> np.ndarray:
     if value is None:
         return np.ones(count)
-    shares = args.floats(value, (count,), "shares", dtype=np.float64, within=np.float32)
-    if (shares < 0).any():
+    shares = entry.vectors(value, "shares")
+    if len(shares) != count:
+        raise InvalidError(f"shares: {len(shares)} for {count} bones")
+    if min(shares) < 0.0:
         raise InvalidError("shares: a share is negative")
-    if not shares.any():
+    if max(shares) == 0.0:
         raise InvalidError("shares: all are 0")
-    return shares
+    return np.array(shares)
 
 
 def solve_aim(pose, skeleton, solve: AimSolve) -> bool:
@@ -85,7 +86,8 @@ def solve_aim(pose, skeleton, solve: AimSolve) -> bool:
     bones = _bones(skeleton, solve.bones)
     shares = _shares(solve.shares, len(bones))
     forward = entry.vector(solve.forward, "forward")
-    if abs(math.sqrt(sum(v * v for v in forward)) - 1.0) > UNIT_TOLERANCE:
+    x, y, z = forward
+    if abs(math.sqrt(x * x + y * y + z * z) - 1.0) > UNIT_TOLERANCE:
         raise InvalidError("forward is not of length 1 within a thousandth")
     cone = entry.number(solve.cone, "cone")
     if not 0.0 <= cone <= AIM_MAX_CONE:

@@ -16,7 +16,8 @@ turns: a model-space turn R of the bone at place j becomes the local correction
 rot_j^-1 R rot_j, applied after its local rotation (`turn`), which is R exactly under
 uniform scale and R's rotation part under any other. A turn refreshes that place alone:
 the solver recomposes the places below it when it next needs them (`recompose`), so a sweep
-that only needs the end can carry it along itself.
+that only needs the end can carry it along itself (and `turn_rotation` leaves even the turned
+place's matrix for that recomposition).
 
 `settle` then decides what is written: each turned place's correction from the pose's
 own rotation, taken a weight's fraction of the way, rounded to binary32; a correction under
@@ -152,6 +153,17 @@ def turn(loc, pos, rot, lin, i, r):
     # the local correction rot_i^-1 r rot_i after the local q is parent^-1 r rot_i
     parent = rotation(rot, i - 1) if i > 0 else (0.0, 0.0, 0.0, 1.0)
     set_local_rotation(loc, pos, rot, lin, i, qunit(qmul(qconj(parent), qmul(r, rotation(rot, i)))))
+
+
+@kernel
+def turn_rotation(loc, rot, i, r):
+    """`turn` for a solver that needs only place i's rotation until it next recomposes
+    (CCD's sweep): its local and model rotations, not its matrix."""
+    parent = rotation(rot, i - 1) if i > 0 else (0.0, 0.0, 0.0, 1.0)
+    model = qunit(qmul(r, rotation(rot, i)))
+    q = qunit(qmul(qconj(parent), model))
+    loc[i, 3], loc[i, 4], loc[i, 5], loc[i, 6] = q[0], q[1], q[2], q[3]
+    rot[i, 0], rot[i, 1], rot[i, 2], rot[i, 3] = model[0], model[1], model[2], model[3]
 
 
 @kernel

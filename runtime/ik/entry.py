@@ -42,15 +42,36 @@ def bone(value, skeleton, what: str) -> int:
     return b
 
 
+def _plain(items) -> bool:
+    for v in items:
+        if not (isinstance(v, float) and -F32_MAX <= v <= F32_MAX):
+            return False
+    return True
+
+
 def vector(value, what: str, n: int = 3) -> list:
     """n finite numbers (within binary32) as a list of floats."""
-    if isinstance(value, np.ndarray):
-        items = value.tolist() if value.shape == (n,) and value.dtype.kind == "f" else None
-    else:
-        items = value if type(value) in _SEQUENCES and len(value) == n else None
-    if items is not None and all(isinstance(v, float) and -F32_MAX <= v <= F32_MAX for v in items):
-        return [float(v) for v in items]
+    if type(value) in _SEQUENCES and len(value) == n:
+        if n == 3:
+            x, y, z = value
+            if (isinstance(x, float) and isinstance(y, float) and isinstance(z, float)
+                    and -F32_MAX <= x <= F32_MAX and -F32_MAX <= y <= F32_MAX
+                    and -F32_MAX <= z <= F32_MAX):
+                return [float(x), float(y), float(z)]
+        elif _plain(value):
+            return [float(v) for v in value]
+    elif isinstance(value, np.ndarray) and value.shape == (n,) and value.dtype.kind == "f":
+        items = value.tolist()
+        if _plain(items):
+            return items
     return args.floats(value, (n,), what, dtype=np.float64, within=np.float32).tolist()
+
+
+def vectors(value, what: str) -> list:
+    """A list of finite numbers (within binary32), any count, as floats."""
+    if type(value) in _SEQUENCES and _plain(value):
+        return [float(v) for v in value]
+    return args.floats(value, (-1,), what, dtype=np.float64, within=np.float32).tolist()
 
 
 def number(value, what: str) -> float:

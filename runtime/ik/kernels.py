@@ -9,7 +9,8 @@ import numpy as np
 
 from ..core.jit import kernel
 from .chain import (NO_PLACE, applied, frames, load, path_to, place_of, point, recompose,
-                    refresh, rotation, set_local_rotation, settle, store, turn)
+                    refresh, rotation, set_local_rotation, settle, store, turn,
+                    turn_rotation)
 from .limits import MAX_IK_CHAIN_BONES, REACH
 from .rotations import (TINY, across, add, arc, axis_angle, bounded, cross, dot, length,
                         partial, perpendicular, qconj, qmul, qunit, rotate, scaled,
@@ -386,7 +387,7 @@ def chain(parents, rests, locals_, root, end, params, iterations, kinds, bones, 
                     r = arc(to_end, to_goal)
                     if step > 0.0:
                         r = bounded(r, step)
-                    turn(loc, pos, rot, lin, i, r)
+                    turn_rotation(loc, rot, i, r)
                 _limit(loc, pos, rot, lin, i, rests, path, kinds, places, data, axes, limited_places)
                 moved = qmul(rotation(rot, i), qconj(before))
                 e = add(origin, rotate(moved, sub(e, origin)))
