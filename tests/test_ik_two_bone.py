@@ -191,3 +191,11 @@ def test_the_batch_equals_the_single_solves_bit_for_bit():
         assert reached[i] == r
         assert batch.locals[i].tobytes() == locals_.tobytes()
     assert not any(p.is_model_current for p in batch.poses)
+
+
+def test_root_path_lists_the_bones_a_solve_reads():
+    from runtime.ik.chain import root_path
+    sk, *_ = random_problem(1, 0.5)
+    assert root_path(sk, END).tolist() == [0, START, MIDDLE, END]
+    with pytest.raises(rt.InvalidError):
+        root_path(sk, sk.bone_count)

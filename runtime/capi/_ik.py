@@ -13,9 +13,9 @@ MANI_MAX_IK_CHAIN_BONES = MAX_IK_CHAIN_BONES
 MANI_MAX_IK_ITERATIONS = MAX_IK_ITERATIONS
 MANI_MAX_AIM_BONES = MAX_AIM_BONES
 MANI_AIM_MAX_CONE = AIM_MAX_CONE
-maniIkLimitHinge = int(LimitKind.hinge)
-maniIkLimitCone = int(LimitKind.cone)
-maniIkLimitTwist = int(LimitKind.twist)
+maniIkLimitHinge = LimitKind.hinge
+maniIkLimitCone = LimitKind.cone
+maniIkLimitTwist = LimitKind.twist
 __constants__ = ["MANI_MAX_IK_CHAIN_BONES", "MANI_MAX_IK_ITERATIONS", "MANI_MAX_AIM_BONES",
                  "MANI_AIM_MAX_CONE", "maniIkLimitHinge", "maniIkLimitCone", "maniIkLimitTwist"]
 

@@ -2,8 +2,8 @@
 pose's locals alone (the pose's model need not be current, and is never read).
 
 Every solver of ik.h (and the full-body solvers) turns bones of a path from the skeleton's
-root down to some bone. `path_to(parents, bone)` gives that path, root first; `Frames` over
-it are binary64 working copies, per path place i:
+root down to some bone. `path_to(parents, bone)` gives that path, root first (`root_path`
+from Python); `frames` over it are binary64 working copies, per path place i:
 
     loc (k, 10)    the bone's local transform, as the pose holds it (then as turned)
     pos (k, 3)     its model origin
@@ -27,7 +27,10 @@ import math
 
 import numpy as np
 
+from ..core import args
+from ..core.errors import InvalidError
 from ..core.jit import kernel
+from ..pose.skeleton import opened
 from .limits import KEEP_ANGLE
 from .rotations import angle_of, partial, qconj, qmul, qunit
 
@@ -51,6 +54,17 @@ def path_to(parents, bone):
         path[i] = b
         b = np.int64(parents[b])
     return path
+
+
+def root_path(skeleton, bone: int) -> np.ndarray:
+    """The bones a solve ending at `bone` reads, root first: for a graph's subset plan (an
+    IK node needs these bones' locals) and for callers outside a kernel."""
+    opened(skeleton)
+    bone = args.integer(bone, "bone")
+    if not 0 <= bone < skeleton.bone_count:
+        raise InvalidError(f"bone {bone} is out of range")
+    skeleton.check_parents()
+    return path_to(skeleton.parents, bone)
 
 
 @kernel

@@ -11,6 +11,7 @@ from ..core.jit import kernel
 from .chain import (NO_PLACE, applied, frames, load, path_to, place_of, point, recompose,
                     refresh, rotation, set_local_rotation, settle, store, turn,
                     turn_rotation)
+from .joints import LimitKind
 from .limits import MAX_IK_CHAIN_BONES, REACH
 from .rotations import (TINY, across, add, arc, axis_angle, bounded, cross, dot, length,
                         partial, perpendicular, qconj, qmul, qunit, rotate, scaled,
@@ -21,7 +22,7 @@ CHAIN_TOO_LONG = -2     # a chain past MAX_IK_CHAIN_BONES
 LIMIT_OFF_CHAIN = -3    # a limit's bone not on the chain
 HINGE_ALONG_BONE = -4   # a hinge limit's axis along its bone's axis
 
-HINGE, CONE, TWIST = 0, 1, 2        # joints.LimitKind
+HINGE, TWIST = int(LimitKind.hinge), int(LimitKind.twist)        # any other kind is a cone
 CCD, FABRIK = 0, 1
 ALONG = 1e-3            # a hinge whose sine with its bone's axis is under this lies along it
 
