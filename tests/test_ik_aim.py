@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 import runtime as rt
 from runtime.ik import AimSolve, solve_aim
 
-from ik_fixtures import angle_between, chain_skeleton, direction_angle, model_rotations, positions, unit
+from ik_fixtures import (angle_between, chain_skeleton, direction_angle, model_rotations, positions,
+                         unit)
 from runtime_fixtures import hamilton, rotate, rotation_matrix
 
 seeds = st.integers(0, 2 ** 32 - 1)
@@ -103,14 +104,16 @@ def test_shares_split_the_turn_over_the_chain_and_the_forward_ends_on_the_goal()
     f0 = forward_of(sk, pose, forward)
     turn = 1.2
     axis = unit(np.cross(f0, rng.normal(size=3)))
-    goal = origin + 1000.0 * np.array(rotate((*(axis * math.sin(turn / 2)), math.cos(turn / 2)), f0))
+    half = (*(axis * math.sin(turn / 2)), math.cos(turn / 2))
+    goal = origin + 1000.0 * np.array(rotate(half, f0))
     shares = [1.0, 2.0, 3.0]
     assert solve_aim(pose, sk, AimSolve([1, 2, 3], tuple(goal), forward, shares=shares))
     after = model_rotations(sk, pose)
     # each bone's own turn (in model space, not counting its parent's) by its share
     own = []
     for b in (1, 2, 3):
-        parent_turn = hamilton(after[b - 1], before[b - 1] * [-1, -1, -1, 1]) if b > 1 else (0, 0, 0, 1)
+        parent_turn = (hamilton(after[b - 1], before[b - 1] * [-1, -1, -1, 1]) if b > 1
+                       else (0, 0, 0, 1))
         mine = hamilton(after[b], before[b] * [-1, -1, -1, 1])
         own.append(angle_between(parent_turn, mine))
     assert np.allclose(own, [turn * s / 6 for s in shares], atol=2e-3)

@@ -78,7 +78,8 @@ def measured(sk, pose, bone, limit, axis_of_bone):
         delta = -delta
     if isinstance(limit, HingeLimit):
         a = unit(limit.axis)
-        return 2 * math.atan2(np.dot(delta[:3], a), delta[3]), np.linalg.norm(np.cross(delta[:3], a))
+        angle = 2 * math.atan2(np.dot(delta[:3], a), delta[3])
+        return angle, np.linalg.norm(np.cross(delta[:3], a))
     if isinstance(limit, TwistLimit):
         t = 2 * math.atan2(np.dot(delta[:3], axis_of_bone), delta[3])
         return math.atan2(math.sin(t), math.cos(t)), 0.0

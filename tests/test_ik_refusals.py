@@ -135,7 +135,8 @@ def test_counts_past_the_limits_are_limit_errors(fn):
         _refused(fn, _posed(), SK, solve, rt.LimitError)
 
 
-@pytest.mark.parametrize("fn", [capi.maniPose_SolveCcd, capi.maniPose_SolveFabrik], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("fn", [capi.maniPose_SolveCcd, capi.maniPose_SolveFabrik],
+                         ids=lambda f: f.__name__)
 def test_a_chain_past_the_bone_limit_is_a_limit_error(fn):
     most = capi.MANI_MAX_IK_CHAIN_BONES
     pose = rt.Pose(LONG)

@@ -77,7 +77,8 @@ def test_out_of_reach_straightens_and_too_near_folds(seed, reach):
 @given(seeds, st.floats(0.05, 0.95), st.floats(-3.0, 3.0))
 def test_the_bend_lies_in_the_goal_pole_plane_turned_by_the_twist(seed, reach, twist):
     sk, pose, p, l1, l2, goal, pole = random_problem(seed, reach)
-    solve_two_bone(pose, sk, TwoBoneSolve(START, MIDDLE, END, tuple(goal), tuple(pole), twist=twist))
+    solve_two_bone(pose, sk, TwoBoneSolve(START, MIDDLE, END, tuple(goal), tuple(pole),
+                                          twist=twist))
     after = positions(sk, pose)
     line = unit(goal - p[START])
     bend = after[MIDDLE] - p[START]
@@ -104,7 +105,8 @@ def test_soften_closes_on_the_reach_exponentially(seed, reach, soften):
     sk, pose, p, l1, l2, goal, pole = random_problem(seed, 0.5)
     far = l1 + l2
     goal = p[START] + unit(goal - p[START]) * far * reach * 0.9
-    solve_two_bone(pose, sk, TwoBoneSolve(START, MIDDLE, END, tuple(goal), tuple(pole), soften=soften))
+    solve_two_bone(pose, sk, TwoBoneSolve(START, MIDDLE, END, tuple(goal), tuple(pole),
+                                          soften=soften))
     d = np.linalg.norm(goal - p[START])
     knee = (1 - soften) * far
     want = d if d <= knee else knee + (far - knee) * (1 - math.exp(-(d - knee) / (far - knee)))
@@ -143,7 +145,8 @@ def test_a_hinge_in_the_middle_bones_frame_turns_about_that_axis_only():
     conj = rot[MIDDLE] * [-1, -1, -1, 1]
     hinge = rotate(conj, normal)
     a = pose.locals[MIDDLE, 3:7].astype(np.float64)
-    solve_two_bone(pose, sk, TwoBoneSolve(START, MIDDLE, END, tuple(goal), tuple(pole), hinge=hinge))
+    solve_two_bone(pose, sk, TwoBoneSolve(START, MIDDLE, END, tuple(goal), tuple(pole),
+                                          hinge=hinge))
     b = pose.locals[MIDDLE, 3:7].astype(np.float64)
     from runtime_fixtures import hamilton
     turn = hamilton(a * [-1, -1, -1, 1], b)       # the middle's local correction

@@ -28,19 +28,23 @@ def _given(value, what: str):
 
 def maniPose_SolveTwoBone(pose, skeleton, solve) -> bool:
     """reachedOut as the return value; the solve a runtime.ik.TwoBoneSolve."""
-    return solve_two_bone(_given(pose, "pose"), _given(skeleton, "skeleton"), _given(solve, "solve"))
+    return solve_two_bone(_given(pose, "pose"), _given(skeleton, "skeleton"),
+                          _given(solve, "solve"))
 
 
 def maniPose_SolveAim(pose, skeleton, solve) -> bool:
     """reachedOut as the return value; the solve a runtime.ik.AimSolve."""
-    return solve_aim(_given(pose, "pose"), _given(skeleton, "skeleton"), _given(solve, "solve"))
+    return solve_aim(_given(pose, "pose"), _given(skeleton, "skeleton"),
+                     _given(solve, "solve"))
 
 
 def maniPose_SolveCcd(pose, skeleton, solve) -> bool:
     """reachedOut as the return value; the solve a runtime.ik.ChainSolve."""
-    return solve_ccd(_given(pose, "pose"), _given(skeleton, "skeleton"), _given(solve, "solve"))
+    return solve_ccd(_given(pose, "pose"), _given(skeleton, "skeleton"),
+                     _given(solve, "solve"))
 
 
 def maniPose_SolveFabrik(pose, skeleton, solve) -> bool:
     """reachedOut as the return value; the solve a runtime.ik.ChainSolve."""
-    return solve_fabrik(_given(pose, "pose"), _given(skeleton, "skeleton"), _given(solve, "solve"))
+    return solve_fabrik(_given(pose, "pose"), _given(skeleton, "skeleton"),
+                        _given(solve, "solve"))

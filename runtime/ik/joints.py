@@ -74,7 +74,8 @@ def packed(skeleton, limits) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     for i, limit in enumerate(limits):
         kind = KINDS.get(type(limit))
         if kind is None:
-            raise InvalidError(f"limits[{i}] is a limit of an unknown kind ({type(limit).__name__})")
+            raise InvalidError(f"limits[{i}] is a limit of an unknown kind "
+                               f"({type(limit).__name__})")
         what = f"limits[{i}]"
         bones[i] = entry.bone(limit.bone, skeleton, f"{what}.bone")
         kinds[i] = kind

@@ -2,7 +2,8 @@
 root path (chain.py), and writes the locals it turns; binary32 stored.
 
 Every kernel checks what only the skeleton can tell (ancestry, a chain's length, a limit's
-bone and axis) before it writes anything, answering a refusal as a negative code (the names below) for the Python layer to raise."""
+bone and axis) before it writes anything, answering a refusal as a negative code (the names
+below) for the Python layer to raise."""
 import math
 
 import numpy as np
@@ -389,7 +390,8 @@ def chain(parents, rests, locals_, root, end, params, iterations, kinds, bones, 
                     if step > 0.0:
                         r = bounded(r, step)
                     turn_rotation(loc, rot, i, r)
-                _limit(loc, pos, rot, lin, i, rests, path, kinds, places, data, axes, limited_places)
+                _limit(loc, pos, rot, lin, i, rests, path, kinds, places, data, axes,
+                       limited_places)
                 moved = qmul(rotation(rot, i), qconj(before))
                 e = add(origin, rotate(moved, sub(e, origin)))
             recompose(loc, pos, rot, lin, jr, je)
@@ -408,11 +410,13 @@ def chain(parents, rests, locals_, root, end, params, iterations, kinds, bones, 
                 bone, wish = sub(point(pos, i + 1), origin), sub(there, origin)
                 if length(bone) > TINY and length(wish) > TINY:
                     turn(loc, pos, rot, lin, i, arc(bone, wish))
-                _limit(loc, pos, rot, lin, i, rests, path, kinds, places, data, axes, limited_places)
+                _limit(loc, pos, rot, lin, i, rests, path, kinds, places, data, axes,
+                       limited_places)
                 refresh(loc, pos, rot, lin, i + 1)
     if share > 0.0:
         _end_rotation(loc, pos, rot, lin, je, wanted, share)
-    _limit(loc, pos, rot, lin, je, rests, path, kinds, places, data, axes, limited_places)
+    _limit(loc, pos, rot, lin, je, rests, path, kinds, places, data, axes,
+           limited_places)
     changed = np.zeros(k, dtype=np.bool_)
     settle(locals_, path, loc, jr, weight, changed)
     recompose(loc, pos, rot, lin, jr, je)

@@ -49,8 +49,8 @@ class TwoBoneSolve:
 def _converted(skeleton, solve) -> tuple:
     if not isinstance(solve, TwoBoneSolve):
         raise InvalidError("solve is not a TwoBoneSolve")
-    bones = (entry.bone(solve.start, skeleton, "start"), entry.bone(solve.middle, skeleton, "middle"),
-             entry.bone(solve.end, skeleton, "end"))
+    bones = (entry.bone(solve.start, skeleton, "start"),
+             entry.bone(solve.middle, skeleton, "middle"), entry.bone(solve.end, skeleton, "end"))
     params = np.array(entry.vector(solve.goal, "goal") + entry.vector(solve.pole, "pole")
                       + entry.vector(solve.hinge, "hinge")
                       + [entry.number(solve.twist, "twist"), entry.fraction(solve.soften, "soften"),
