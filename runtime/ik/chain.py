@@ -189,12 +189,15 @@ def settle(locals_, path, loc, first, weight, changed):
         b = path[i]
         own = (np.float64(locals_[b, 3]), np.float64(locals_[b, 4]),
                np.float64(locals_[b, 5]), np.float64(locals_[b, 6]))
+        changed[i] = False
+        if (own[0] == loc[i, 3] and own[1] == loc[i, 4] and own[2] == loc[i, 5]
+                and own[3] == loc[i, 6]):
+            continue                    # never turned
         start = qunit(own)
         correction = qmul(qconj(start), qunit(local_rotation(loc, i)))
         if weight < 1.0:
             correction = partial(correction, weight)
         if angle_of(correction) < KEEP_ANGLE or not math.isfinite(correction[3]):
-            changed[i] = False
             q = own
         else:
             changed[i] = True
