@@ -30,6 +30,8 @@ from .graph import (Graph, GraphAssets, GraphBinding, GraphInstance, GraphNamedA
 from .graph import source as graph_source
 from .mapping import (MirrorAxis, MirrorClipSource, MirrorMap, MirrorMapSource, MirrorRule,
                       RulePlace, build_mirror_map, build_mirrored_clip)
+from .ik import (AimSolve, ChainSolve, ConeLimit, HingeLimit, LimitKind, TwistLimit, TwoBoneSolve,
+                 solve_aim, solve_ccd, solve_fabrik, solve_two_bone, solve_two_bone_batch)
 from .pose import (BlendLayer, BoneSource, MaskChain, Pose, PoseBatch, Skeleton, SkeletonSource,
                    add_layers, blend_poses, build_mask, build_skeleton, compute_pose_difference,
                    pose_size)
@@ -62,4 +64,6 @@ __all__ = [
     "IDENTITY", "IDENTITY_AFFINE", "decompose_affine",
     "MirrorAxis", "MirrorClipSource", "MirrorMap", "MirrorMapSource", "MirrorRule", "RulePlace",
     "build_mirror_map", "build_mirrored_clip",
+    "AimSolve", "ChainSolve", "ConeLimit", "HingeLimit", "LimitKind", "TwistLimit", "TwoBoneSolve",
+    "solve_aim", "solve_ccd", "solve_fabrik", "solve_two_bone", "solve_two_bone_batch",
 ]

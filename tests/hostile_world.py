@@ -18,6 +18,7 @@ from runtime.graph.binding import GraphAssets
 from runtime.graph.json.read import GraphNamedAssets
 from runtime.mapping import MirrorClipSource, MirrorMap, MirrorMapSource, MirrorRule, RulePlace
 from runtime.graph.source import ClipNode, ClipSlotSource, GraphSource, ParameterSource, ParameterType
+from runtime.ik import AimSolve, ChainSolve, ConeLimit, HingeLimit, TwistLimit, TwoBoneSolve
 from runtime.pose.blend import BlendLayer, MaskChain
 from runtime.samples.humanoid import humanoid_source
 
@@ -197,6 +198,14 @@ class World:
     def plan(self):
         return capi.maniPlanGraphSubset(self.binding, [0, 1])
 
+    # the left arm (arm, forearm, hand) and the spine to the head of the 12-bone humanoid
+    two_bone_solve = TwoBoneSolve(7, 9, 11, (0.3, 1.2, 0.2), pole=(0.0, 0.0, -1.0))
+    aim_solve = AimSolve([3, 4, 5], (0.0, 1.6, 1.0), forward=(0.0, 0.0, 1.0), pole=(0.0, 1.0, 0.0),
+                         cone=1.0)
+    chain_solve = ChainSolve(6, 11, (0.3, 1.2, 0.2), [HingeLimit(9, (0.0, 0.0, 1.0), -2.0, 0.0),
+                                                      ConeLimit(7, 1.0), TwistLimit(11, -0.5, 0.5)],
+                             iterations=8)
+
     @cached_property
     def saved(self):
         return bytes(capi.maniGraphInstance_Save(self.instance()))
@@ -267,6 +276,10 @@ def valid_calls(w: World) -> dict:
         "maniOpenSkeleton": lambda: (_built(capi.maniBuildSkeleton, w.skeleton_source),),
         "maniOpenSkin": lambda: (_built(capi.maniBuildSkin, w.skin_source),),
         "maniPlanGraphSubset": lambda: (w.binding, [0, 1]),
+        "maniPose_SolveTwoBone": lambda: (w.pose(), w.skeleton, w.two_bone_solve),
+        "maniPose_SolveAim": lambda: (w.pose(), w.skeleton, w.aim_solve),
+        "maniPose_SolveCcd": lambda: (w.pose(), w.skeleton, w.chain_solve),
+        "maniPose_SolveFabrik": lambda: (w.pose(), w.skeleton, w.chain_solve),
         "maniPose_AddLayers": lambda: (w.pose(), w.skeleton, [BlendLayer(_difference(w), 0.5)]),
         "maniPose_ComputeModel": lambda: (w.pose(), w.skeleton),
         "maniPose_ComputePalette": lambda: (w.model_pose(), w.skeleton, w.skin),
