@@ -27,11 +27,15 @@ from .graph import (Graph, GraphAssets, GraphBinding, GraphInstance, GraphNamedA
                     GraphSource, GraphSubset, GraphValue, bind, build_graph, build_graph_json,
                     evaluate_batch, evaluate_subset, update_batch, write_graph_json)
 from .graph import source as graph_source
+from .ik.body import (BodyBone, BodyEffector, BodyLimit, BodyLimitKind, BodySolve, BodyTopMode,
+                      body_ik_scratch_size, solve_body_sdls, solve_body_xpbd)
 from .pose import (BlendLayer, BoneSource, MaskChain, Pose, PoseBatch, Skeleton, SkeletonSource,
                    add_layers, blend_poses, build_mask, build_skeleton, compute_pose_difference,
                    pose_size)
 
 __all__ = [
+    "BodyBone", "BodyEffector", "BodyLimit", "BodyLimitKind", "BodySolve", "BodyTopMode",
+    "body_ik_scratch_size", "solve_body_sdls", "solve_body_xpbd",
     "graph_source", "rootmotion",
     "VERSION", "check_cpu", "hash64", "result_name", "simd_backend",
     "BlendLayer", "MaskChain", "add_layers", "blend_poses", "build_mask", "compute_pose_difference",

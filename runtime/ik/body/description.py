@@ -27,7 +27,7 @@ MAX_BODY_IK_BONES = 128         # MANI_MAX_BODY_IK_BONES: bones of a solved part
 MAX_IK_ITERATIONS = 256
 
 
-class TopMode(IntEnum):
+class BodyTopMode(IntEnum):
     """maniBodyTopMode: what the top bone may do."""
 
     pinned = 0      # its origin stays; it turns as any bone of the part
@@ -35,7 +35,7 @@ class TopMode(IntEnum):
     free = 2        # it turns and its origin moves (three translations in SDLS)
 
 
-class LimitKind(IntEnum):
+class BodyLimitKind(IntEnum):
     """maniBodyLimitKind: one limit a bone's turn from its rest keeps, about `axis`."""
 
     none = 0
@@ -49,7 +49,7 @@ class BodyLimit:
     """maniBodyLimit. `axis` of length 1 within a thousandth; hinge and twist take
     -pi <= low <= high <= pi; a cone takes low 0 and high in [0, pi]."""
 
-    kind: LimitKind = LimitKind.none
+    kind: BodyLimitKind = BodyLimitKind.none
     axis: tuple = (1.0, 0.0, 0.0)
     low: float = 0.0
     high: float = 0.0
@@ -93,7 +93,7 @@ class BodySolve:
     top: int
     effectors: list
     bones: list = field(default_factory=list)
-    top_mode: TopMode = TopMode.pinned
+    top_mode: BodyTopMode = BodyTopMode.pinned
     pre_pull: float = 0.0
     iterations: int = 10
     tolerance: float = 1e-3
@@ -141,7 +141,7 @@ def pack(skeleton: Skeleton, solve: BodySolve) -> Packed:
     if not 0 <= top < n:
         raise InvalidError(f"top {top} out of range")
     mode = args.integer(solve.top_mode, "solve.top_mode")
-    if mode not in TopMode._value2member_map_:
+    if mode not in BodyTopMode._value2member_map_:
         raise InvalidError(f"top mode {mode} unknown")
     tolerance = args.real(solve.tolerance, "solve.tolerance")
     if not (math.isfinite(tolerance) and tolerance >= 0.0):
@@ -206,21 +206,21 @@ def pack(skeleton: Skeleton, solve: BodySolve) -> Packed:
         p.pref[at] = _table(sets, "preferred", (3,), "a preferred angle")
         limits = [args.of(s.limit, BodyLimit, f"solve.bones[{i}].limit") for i, s in enumerate(sets)]
         kinds = np.array([args.integer(l.kind, "a limit's kind") for l in limits], dtype=np.int64)
-        if not np.isin(kinds, list(LimitKind._value2member_map_)).all():
+        if not np.isin(kinds, list(BodyLimitKind._value2member_map_)).all():
             raise InvalidError("a limit of an unknown kind")
         axes = _table(limits, "axis", (3,), "a limit's axis")
         ranges = np.array([[args.real(l.low, "a limit's low"), args.real(l.high, "a limit's high")]
                            for l in limits], dtype=np.float64)
         _check_limits(kinds, axes, ranges)
-        used = kinds != LimitKind.none
+        used = kinds != BodyLimitKind.none
         p.lkind[at] = kinds
         p.laxis[at[used]] = axes[used] / np.sqrt((axes[used] ** 2).sum(axis=1))[:, None]
         p.lrange[at] = ranges
     p.mode, p.pre_pull, p.iterations, p.tolerance = mode, pre_pull, iterations, tolerance
     turning = p.stiff < 1.0
-    turning[0] &= mode != TopMode.held
+    turning[0] &= mode != BodyTopMode.held
     slots = np.flatnonzero(turning)
-    if mode == TopMode.free:
+    if mode == BodyTopMode.free:
         slots = np.append(slots, -1)
     p.col_slot = np.repeat(slots, 3).astype(np.int64)
     p.col_scale = np.where(p.col_slot < 0, 1.0, 1.0 - p.stiff[np.maximum(p.col_slot, 0)])
@@ -229,16 +229,16 @@ def pack(skeleton: Skeleton, solve: BodySolve) -> Packed:
 
 
 def _check_limits(kinds, axes, ranges) -> None:
-    used = kinds != LimitKind.none
+    used = kinds != BodyLimitKind.none
     if not np.isfinite(ranges).all():
         raise InvalidError("a limit out of range (not finite)")
     length = np.sqrt((axes * axes).sum(axis=1))
     if (used & (np.abs(length - 1.0) > 1e-3)).any():
         raise InvalidError("a limit out of range: an axis not of length 1 within a thousandth")
     low, high = ranges[:, 0], ranges[:, 1]
-    angled = (kinds == LimitKind.hinge) | (kinds == LimitKind.twist)
+    angled = (kinds == BodyLimitKind.hinge) | (kinds == BodyLimitKind.twist)
     bad_angle = angled & ~((-math.pi <= low) & (low <= high) & (high <= math.pi))
-    bad_cone = (kinds == LimitKind.cone) & ~((low == 0.0) & (0.0 <= high) & (high <= math.pi))
+    bad_cone = (kinds == BodyLimitKind.cone) & ~((low == 0.0) & (0.0 <= high) & (high <= math.pi))
     if (bad_angle | bad_cone).any():
         raise InvalidError("a limit out of range")
 
