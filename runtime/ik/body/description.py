@@ -253,8 +253,9 @@ def common_floats(p: Packed) -> int:
 
 
 def xpbd_floats(p: Packed) -> int:
-    """A multiplier per effector origin, effector rotation, joint and stiffness."""
-    return 2 * p.eff_slot.size + 2 * p.part.size
+    """A multiplier per effector origin, effector rotation, joint and stiffness; the bodies
+    kept while the frames are judged."""
+    return 2 * p.eff_slot.size + 2 * p.part.size + 7 * p.part.size
 
 
 def sdls_floats(p: Packed) -> int:

@@ -26,6 +26,9 @@ from ...core.jit import kernel
 HEAD = 48
 PER_SLOT = 4 + 3 + 3 + 4 + 4 + 9 + 3 + 3
 EPS = 1e-12
+INERTIA = 1.0      # a body's inverse inertia times the squared mean bone length
+INERTIA = 1.0      # a body's inverse inertia times the squared mean bone length
+INERTIA = 1.0      # a body's inverse inertia times the squared mean bone length
 
 
 def common_floats(P: int) -> int:
@@ -515,9 +518,10 @@ def settle(locals_, rests, part, ppar, stiff, stretch, lkind, laxis, lrange, mod
 
 @kernel
 def xpbd(locals_, rests, part, ppar, eff_slot, goals, rots, rot_w, strength, stiff, stretch,
-         lkind, laxis, lrange, mode, iterations, tolerance, S, lam):
-    """The passes, after first_steps: each iteration the bodies settled onto the skeleton
-    (settle), a stop once every effector lies within the tolerance, then effectors by index
+         lkind, laxis, lrange, mode, iterations, tolerance, S, lam, bodies):
+    """The passes, after first_steps: each iteration a stop once every effector lies within
+    the tolerance on the frames the bodies give (settle; the bodies themselves, kept in
+    `bodies` (P, 7), go on, the anchors measured afresh), then effectors by index
     (origin, then rotation), joints from the tips up, stiffness, limits; at the end the
     locals settled and limited, and written into the pose. Returns whether
     every effector of some strength lies within the tolerance, and the iterations run.
@@ -529,15 +533,23 @@ def xpbd(locals_, rests, part, ppar, eff_slot, goals, rots, rot_w, strength, sti
     P = part.shape[0]
     E = eff_slot.shape[0]
     ell = S[19]
-    wrot = 1.0 / (ell * ell)
+    wrot = INERTIA / (ell * ell)
     for k in range(lam.shape[0]):
         lam[k] = 0.0
     fixed = get4(S, 12)
     done = 0
     for it in range(iterations):
-        if it > 0:
+        if it > 0:         # judge the bodies on the exact frames, then go on from the bodies
+            for s in range(P):
+                so = HEAD + PER_SLOT * s
+                bodies[s, :] = S[so:so + 7]
             settle(locals_, rests, part, ppar, stiff, stretch, lkind, laxis, lrange, mode, S, False)
-        if all_within(eff_slot, strength, goals, tolerance, S):
+            if all_within(eff_slot, strength, goals, tolerance, S):
+                break
+            for s in range(P):
+                so = HEAD + PER_SLOT * s
+                S[so:so + 7] = bodies[s, :]
+        elif all_within(eff_slot, strength, goals, tolerance, S):
             break
         done = it + 1
         for l in range(E):

@@ -13,9 +13,10 @@ def solve_body_xpbd(pose, skeleton, solve, scratch) -> bool:
     the spec's Returns line says."""
     p, S, common = prepare(pose, skeleton, solve, scratch)
     state = begin(pose, skeleton, p, S, common)
-    lam = S[common:common + 2 * p.eff_slot.size + 2 * p.part.size]
+    k = common + 2 * p.eff_slot.size + 2 * p.part.size
+    lam, bodies = S[common:k], S[k:k + 7 * p.part.size].reshape(-1, 7)
     reached, _ = kernels.xpbd(pose.locals, skeleton.rests, p.part, p.ppar, p.eff_slot, p.goals,
                               p.rots, p.rot_w, p.strength, p.stiff, p.stretch, p.lkind, p.laxis,
-                              p.lrange, p.mode, p.iterations, p.tolerance, state, lam)
+                              p.lrange, p.mode, p.iterations, p.tolerance, state, lam, bodies)
     pose.mark_stale()
     return bool(reached)
