@@ -610,24 +610,45 @@ def xpbd(locals_, rests, part, ppar, eff_slot, goals, rots, rot_w, strength, sti
 # ---- SDLS ---------------------------------------------------------------------------------------------------
 
 @kernel
-def jacobi_rows(A, W, sweeps):
+def dot(x, y):
+    """x . y summed in four interleaved partial sums, then those in order: a fixed order
+    (so fixed bits) that lets the processor overlap four multiply-adds."""
+    n = x.shape[0]
+    s0 = s1 = s2 = s3 = 0.0
+    k = 0
+    while k + 4 <= n:
+        s0 += x[k] * y[k]
+        s1 += x[k + 1] * y[k + 1]
+        s2 += x[k + 2] * y[k + 2]
+        s3 += x[k + 3] * y[k + 3]
+        k += 4
+    while k < n:
+        s0 += x[k] * y[k]
+        k += 1
+    return (s0 + s1) + (s2 + s3)
+
+
+@kernel
+def jacobi_rows(A, U, norms, sweeps):
     """One-sided Jacobi on the rows of A (m, n): plane rotations of row pairs, accumulated
-    in W (m, m) from the identity, until the rows are orthogonal to within 1e-15 or after
-    `sweeps` sweeps. Then A = W^T J, J = W A, and A's row i is sigma_i v_i^T."""
+    in U (m, m) from the identity, until every pair is orthogonal to within 1e-12 of its
+    norms or after `sweeps` sweeps; `norms` keeps each row's squared norm, updated by each
+    rotation as Hestenes' method does. Then J = U^T A, and A's row i is sigma_i v_i^T with
+    U's row i its u_i."""
     m, n = A.shape
     for i in range(m):
+        norms[i] = dot(A[i], A[i])
         for j in range(m):
-            W[i, j] = 1.0 if i == j else 0.0
+            U[i, j] = 1.0 if i == j else 0.0
     for _ in range(sweeps):
         turned = False
         for i in range(m - 1):
             for j in range(i + 1, m):
-                a = b = g = 0.0
-                for k in range(n):
-                    a += A[i, k] * A[i, k]
-                    b += A[j, k] * A[j, k]
-                    g += A[i, k] * A[j, k]
-                if abs(g) <= 1e-15 * math.sqrt(a * b) or g == 0.0:
+                a, b = norms[i], norms[j]
+                if a == 0.0 or b == 0.0:
+                    continue
+                g = dot(A[i], A[j])
+                if abs(g) <= 1e-12 * math.sqrt(a * b):
                     continue
                 turned = True
                 z = (b - a) / (2.0 * g)
@@ -639,9 +660,11 @@ def jacobi_rows(A, W, sweeps):
                     A[i, k] = c * x - s * y
                     A[j, k] = s * x + c * y
                 for k in range(m):
-                    x, y = W[k, i], W[k, j]
-                    W[k, i] = c * x - s * y
-                    W[k, j] = s * x + c * y
+                    x, y = U[i, k], U[j, k]
+                    U[i, k] = c * x - s * y
+                    U[j, k] = s * x + c * y
+                norms[i] = a - t * g
+                norms[j] = b + t * g
         if not turned:
             break
 
@@ -745,7 +768,7 @@ def sdls(locals_, rests, part, ppar, eff_slot, goals, rots, rot_w, strength, sti
                 x, y, z = J[3 * b, j], J[3 * b + 1, j], J[3 * b + 2, j]
                 r += math.sqrt(x * x + y * y + z * z)
             rho[j] = r
-        jacobi_rows(J, W, 30)
+        jacobi_rows(J, W, sig, 30)
         smax = 0.0
         for i in range(m):
             a = 0.0
@@ -762,7 +785,7 @@ def sdls(locals_, rests, part, ppar, eff_slot, goals, rots, rot_w, strength, sti
             alpha = 0.0
             nn = 0.0
             for b in range(m // 3):
-                x, y, z = W[3 * b, i], W[3 * b + 1, i], W[3 * b + 2, i]
+                x, y, z = W[i, 3 * b], W[i, 3 * b + 1], W[i, 3 * b + 2]
                 alpha += x * e[3 * b] + y * e[3 * b + 1] + z * e[3 * b + 2]
                 nn += math.sqrt(x * x + y * y + z * z)
             mm = 0.0
