@@ -259,10 +259,10 @@ def xpbd_floats(p: Packed) -> int:
 
 
 def sdls_floats(p: Packed) -> int:
-    """The Jacobian (rows, columns), W (rows, rows), misses and singular values (rows), the
-    step and rho (columns)."""
+    """The Jacobian and its rotated rows (rows, columns) each, U (rows, rows), misses and
+    singular values (rows), the step and rho (columns)."""
     m, n = p.rows, p.col_slot.size
-    return m * n + m * m + 2 * m + 2 * n
+    return 2 * m * n + m * m + 2 * m + 2 * n
 
 
 def scratch_size(p: Packed) -> int:

@@ -629,17 +629,30 @@ def dot(x, y):
 
 
 @kernel
-def jacobi_rows(A, U, norms, sweeps):
-    """One-sided Jacobi on the rows of A (m, n): plane rotations of row pairs, accumulated
-    in U (m, m) from the identity, until every pair is orthogonal to within 1e-12 of its
-    norms or after `sweeps` sweeps; `norms` keeps each row's squared norm, updated by each
-    rotation as Hestenes' method does. Then J = U^T A, and A's row i is sigma_i v_i^T with
-    U's row i its u_i."""
+def jacobi_rows(J, A, U, norms, sweeps, warm):
+    """One-sided Jacobi on the rows of J (m, n), into A: plane rotations of row pairs,
+    accumulated in U (m, m), until every pair is orthogonal to within 1e-12 of its norms or
+    after `sweeps` sweeps; `norms` keeps each row's squared norm, updated by each rotation
+    as Hestenes' method does. Then J = U^T A, and A's row i is sigma_i v_i^T with U's row i
+    its u_i. U starts from the identity, or `warm`, from the rotations it holds (the last
+    iteration's, whose Jacobian was close: its rows start nearly orthogonal, so fewer
+    sweeps), A from U J."""
     m, n = A.shape
     for i in range(m):
+        if warm:
+            for k in range(n):
+                A[i, k] = 0.0
+            for j in range(m):
+                w = U[i, j]
+                if w != 0.0:
+                    for k in range(n):
+                        A[i, k] += w * J[j, k]
+        else:
+            for j in range(m):
+                U[i, j] = 1.0 if i == j else 0.0
+            for k in range(n):
+                A[i, k] = J[i, k]
         norms[i] = dot(A[i], A[i])
-        for j in range(m):
-            U[i, j] = 1.0 if i == j else 0.0
     for _ in range(sweeps):
         turned = False
         for i in range(m - 1):
@@ -741,7 +754,7 @@ def sdls_rows(part, ppar, eff_slot, goals, rots, rot_w, strength, col_slot, mode
 @kernel
 def sdls(locals_, rests, part, ppar, eff_slot, goals, rots, rot_w, strength, stiff, stretch,
          lkind, laxis, lrange, mode, iterations, tolerance, col_slot, col_scale, S,
-         J, W, e, sig, phi, rho):
+         J, A, W, e, sig, phi, rho):
     """The iterations, after first_steps: the frames, stop once within the tolerance, the
     Jacobian, its decomposition, each singular direction stepped by at most
     pi/4 * min(1, N_i / M_i) (its largest component), each bone's turn cut to pi/4, limits.
@@ -768,12 +781,12 @@ def sdls(locals_, rests, part, ppar, eff_slot, goals, rots, rot_w, strength, sti
                 x, y, z = J[3 * b, j], J[3 * b + 1, j], J[3 * b + 2, j]
                 r += math.sqrt(x * x + y * y + z * z)
             rho[j] = r
-        jacobi_rows(J, W, sig, 30)
+        jacobi_rows(J, A, W, sig, 30, it > 0)
         smax = 0.0
         for i in range(m):
             a = 0.0
             for k in range(n):
-                a += J[i, k] * J[i, k]
+                a += A[i, k] * A[i, k]
             sig[i] = math.sqrt(a)
             smax = max(smax, sig[i])
         for k in range(n):
@@ -791,7 +804,7 @@ def sdls(locals_, rests, part, ppar, eff_slot, goals, rots, rot_w, strength, sti
             mm = 0.0
             big = 0.0
             for k in range(n):
-                v = J[i, k] / si
+                v = A[i, k] / si
                 mm += abs(v) * rho[k]
                 big = max(big, abs(v))
             mm /= si
@@ -801,7 +814,7 @@ def sdls(locals_, rests, part, ppar, eff_slot, goals, rots, rot_w, strength, sti
             if top > gam:
                 f *= gam / top
             for k in range(n):
-                phi[k] += f * J[i, k]
+                phi[k] += f * A[i, k]
         # each bone's turn at most pi/4; the columns' scale back on the step
         for j in range(0, n, 3):
             x, y, z = phi[j] * col_scale[j], phi[j + 1] * col_scale[j + 1], phi[j + 2] * col_scale[j + 2]

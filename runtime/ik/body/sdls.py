@@ -17,8 +17,8 @@ def solve_body_sdls(pose, skeleton, solve, scratch) -> bool:
         raise InvalidError("stretch: SDLS keeps every length")
     m, n = p.rows, p.col_slot.size
     at = common
-    J = S[at:at + m * n].reshape(m, n)
-    at += m * n
+    J, A = S[at:at + m * n].reshape(m, n), S[at + m * n:at + 2 * m * n].reshape(m, n)
+    at += 2 * m * n
     W = S[at:at + m * m].reshape(m, m)
     at += m * m
     e, sig, phi, rho = S[at:at + m], S[at + m:at + 2 * m], S[at + 2 * m:at + 2 * m + n], \
@@ -27,6 +27,6 @@ def solve_body_sdls(pose, skeleton, solve, scratch) -> bool:
     reached, _ = kernels.sdls(pose.locals, skeleton.rests, p.part, p.ppar, p.eff_slot, p.goals,
                               p.rots, p.rot_w, p.strength, p.stiff, p.stretch, p.lkind, p.laxis,
                               p.lrange, p.mode, p.iterations, p.tolerance, p.col_slot, p.col_scale,
-                              state, J, W, e, sig, phi, rho)
+                              state, J, A, W, e, sig, phi, rho)
     pose.mark_stale()
     return bool(reached)
