@@ -692,3 +692,18 @@ def test_c_names_return_reached_and_refuse_as_the_pythonic_api():
     assert capi.MANI_MAX_BODY_IK_BONES == MAX_BODY_IK_BONES
     assert not {"maniSkeleton_GetBodyIkScratchSize", "maniPose_SolveBodyXpbd",
                 "maniPose_SolveBodySdls"} & set(capi.PENDING)
+
+
+@pytest.mark.parametrize("value", [2 ** 64, -2 ** 70, 1.0, None, "1", True])
+@pytest.mark.parametrize("where", ["effector", "setting", "top", "mode", "iterations"])
+def test_hostile_numbers_in_the_description_are_refused(where, value):
+    good = base()
+    bad = {"effector": lambda: eff(good, 0, bone=value),
+           "setting": lambda: dataclasses.replace(good, bones=[BodyBone(value)]),
+           "top": lambda: dataclasses.replace(good, top=value),
+           "mode": lambda: dataclasses.replace(good, top_mode=value),
+           "iterations": lambda: dataclasses.replace(good, iterations=value)}[where]()
+    for solver in SOLVERS:
+        unchanged(lambda p: solver(p, SK, bad, scratch_for(good)), solver,
+                  error=(rt.InvalidError, rt.LimitError))
+    assert body_ik_scratch_size(SK, bad) == 0

@@ -112,6 +112,13 @@ def _unit_share(values: np.ndarray, what: str) -> None:
         raise InvalidError(f"a {what} outside [0, 1]")
 
 
+def _bone(value, n: int, what: str) -> int:
+    bone = args.integer(value, what)
+    if not 0 <= bone < n:
+        raise InvalidError(f"{what} {bone} out of range")
+    return bone
+
+
 def _table(items, fields, shape, what) -> np.ndarray:
     """(count,) + shape float64 of one field of every item, finite."""
     rows = [getattr(item, fields) for item in items]
@@ -151,14 +158,12 @@ def pack(skeleton: Skeleton, solve: BodySolve) -> Packed:
         raise InvalidError("a weight outside [0, 1] (pre_pull)")
 
     p = Packed()
-    eff_bones = np.array([args.integer(e.bone, f"solve.effectors[{i}].bone")
-                          for i, e in enumerate(effs)], dtype=np.int64)
-    set_bones = np.array([args.integer(s.bone, f"solve.bones[{i}].bone")
-                          for i, s in enumerate(sets)], dtype=np.int64)
-    if ((eff_bones < 0) | (eff_bones >= n)).any() or ((set_bones < 0) | (set_bones >= n)).any():
-        raise InvalidError("a bone out of range")
-    if np.unique(eff_bones).size != eff_bones.size or np.unique(set_bones).size != set_bones.size:
+    eff_list = [_bone(e.bone, n, f"solve.effectors[{i}].bone") for i, e in enumerate(effs)]
+    set_list = [_bone(s.bone, n, f"solve.bones[{i}].bone") for i, s in enumerate(sets)]
+    if len(set(eff_list)) != len(eff_list) or len(set(set_list)) != len(set_list):
         raise InvalidError("a bone twice among the effectors or the settings")
+    eff_bones = np.array(eff_list, dtype=np.int64)
+    set_bones = np.array(set_list, dtype=np.int64)
     p.goals = _table(effs, "goal", (3,), "an effector's goal")
     rots = _table(effs, "rotation", (4,), "an effector's rotation")
     length = np.sqrt((rots * rots).sum(axis=1))
