@@ -400,7 +400,7 @@ def ancestors(bone):
     return out
 
 
-def apply_step(solve, locals_, part, step):
+def apply_step(locals_, part, step):
     out = locals_.astype(np.float64).copy()
     for i, b in enumerate(part):
         p = SK.parent(b)
@@ -446,7 +446,7 @@ def test_sdls_one_iteration_matches_the_reference_step(seed, stiff, rot):
     pose = rt.Pose(SK)
     start = pose.locals.astype(np.float64).copy()
     part, J, e, scale = reference_jacobian(solve, start)
-    want = apply_step(solve, start, part, reference_sdls_step(J, e, scale))
+    want = apply_step(start, part, reference_sdls_step(J, e, scale))
     solve_body_sdls(pose, SK, solve, scratch_for(solve))
     sign = np.where((pose.locals[part, 3:7] * want[part, 3:7]).sum(axis=1) < 0, -1.0, 1.0)
     np.testing.assert_allclose(pose.locals[part, 3:7], want[part, 3:7] * sign[:, None], atol=2e-5)
@@ -463,7 +463,7 @@ def test_sdls_small_miss_step_is_the_dense_least_squares_step():
         start = pose.locals.astype(np.float64).copy()
         part, J, e, scale = reference_jacobian(solve, start)
         dls = J.T @ np.linalg.solve(J @ J.T + 1e-12 * np.eye(J.shape[0]), e)
-        want = apply_step(solve, start, part, dls)
+        want = apply_step(start, part, dls)
         solve_body_sdls(pose, SK, solve, scratch_for(solve))
         step = np.abs(want[part, 3:7] - start[part, 3:7]).max()
         assert step > 1e-6
@@ -618,8 +618,8 @@ REFUSALS = {
 }
 
 
-def unchanged(call, solver, pose=None, error=rt.InvalidError):
-    pose = pose or rt.Pose(SK)
+def unchanged(call, error=rt.InvalidError):
+    pose = rt.Pose(SK)
     pose.locals[3, 3:7] = unit((0.1, 0.2, 0.3, 0.9))     # a pose not at rest, model stale
     pose.compute_model(SK)
     copy = pose.buffer.copy()
@@ -635,7 +635,7 @@ def test_each_refusal_leaves_the_pose_unchanged(solver, case):
     good = base()
     bad = change(good)
     scratch = np.zeros(max(body_ik_scratch_size(SK, good), 1 << 16), dtype=np.uint8)
-    unchanged(lambda p: solver(p, SK, bad, scratch), solver, error=error)
+    unchanged(lambda p: solver(p, SK, bad, scratch), error=error)
     assert body_ik_scratch_size(SK, bad) == 0
 
 
@@ -659,16 +659,16 @@ def test_refusals_of_the_arguments(solver):
     solve = base()
     scratch = scratch_for(solve)
     other = humanoid(80, seed=1)
-    unchanged(lambda p: solver(None, SK, solve, scratch), solver)
-    unchanged(lambda p: solver(p, None, solve, scratch), solver)
-    unchanged(lambda p: solver(p, SK, None, scratch), solver)
-    unchanged(lambda p: solver(p, SK, solve, None), solver)
-    unchanged(lambda p: solver(p, other, solve, scratch), solver)          # a pose of another skeleton
-    unchanged(lambda p: solver(p, SK, solve, np.zeros(len(scratch) + 8, np.uint8)[1:]), solver)  # misaligned
+    unchanged(lambda p: solver(None, SK, solve, scratch))
+    unchanged(lambda p: solver(p, None, solve, scratch))
+    unchanged(lambda p: solver(p, SK, None, scratch))
+    unchanged(lambda p: solver(p, SK, solve, None))
+    unchanged(lambda p: solver(p, other, solve, scratch))          # a pose of another skeleton
+    unchanged(lambda p: solver(p, SK, solve, np.zeros(len(scratch) + 8, np.uint8)[1:]))  # misaligned
     ro = scratch.copy()
     ro.flags.writeable = False
-    unchanged(lambda p: solver(p, SK, solve, ro), solver)
-    unchanged(lambda p: solver(p, SK, solve, scratch[:-8]), solver, error=rt.CapacityError)
+    unchanged(lambda p: solver(p, SK, solve, ro))
+    unchanged(lambda p: solver(p, SK, solve, scratch[:-8]), error=rt.CapacityError)
     # a difference
     diff = rt.Pose(SK)
     rt.compute_pose_difference(SK, rt.Pose(SK), rt.Pose(SK), diff)
@@ -704,6 +704,5 @@ def test_hostile_numbers_in_the_description_are_refused(where, value):
            "mode": lambda: dataclasses.replace(good, top_mode=value),
            "iterations": lambda: dataclasses.replace(good, iterations=value)}[where]()
     for solver in SOLVERS:
-        unchanged(lambda p: solver(p, SK, bad, scratch_for(good)), solver,
-                  error=(rt.InvalidError, rt.LimitError))
+        unchanged(lambda p: solver(p, SK, bad, scratch_for(good)), error=(rt.InvalidError, rt.LimitError))
     assert body_ik_scratch_size(SK, bad) == 0

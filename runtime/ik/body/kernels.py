@@ -389,7 +389,7 @@ def all_within(eff_slot, strength, goals, tolerance, S):
 
 
 @kernel
-def write_back(locals_, part, ppar, stiff, stretch, mode, S):
+def write_back(locals_, part, stiff, stretch, mode, S):
     """The solved locals into the pose: the rotation of every bone that may turn, the
     translation of a free top or a stretching bone."""
     for s in range(part.shape[0]):
@@ -603,7 +603,7 @@ def xpbd(locals_, rests, part, ppar, eff_slot, goals, rots, rot_w, strength, sti
             wp = 0.0 if ps < 0 or (ps == 0 and mode == 1) else wrot
             _angular(S, po, so, wp, wrot, t, 0.0, lam, 0, True)
     settle(locals_, rests, part, ppar, stiff, stretch, lkind, laxis, lrange, mode, S, True)
-    write_back(locals_, part, ppar, stiff, stretch, mode, S)
+    write_back(locals_, part, stiff, stretch, mode, S)
     return all_within(eff_slot, strength, goals, tolerance, S), done
 
 
@@ -683,7 +683,7 @@ def jacobi_rows(J, A, U, norms, sweeps, warm):
 
 
 @kernel
-def sdls_rows(part, ppar, eff_slot, goals, rots, rot_w, strength, col_slot, mode, S, J, e, rho, half):
+def sdls_rows(ppar, eff_slot, goals, rots, rot_w, strength, col_slot, S, J, e, rho, half):
     """The Jacobian J (rows, columns) at the current frames, its rows scaled by strength
     (and rotation weight), its columns by 1 - stiffness (held in rho on entry per column,
     replaced by Buss and Kim's rho_j: the sum over blocks of column j's block norms), and
@@ -773,7 +773,7 @@ def sdls(locals_, rests, part, ppar, eff_slot, goals, rots, rot_w, strength, sti
         done = it + 1
         for j in range(n):
             rho[j] = col_scale[j]
-        sdls_rows(part, ppar, eff_slot, goals, rots, rot_w, strength, col_slot, mode, S, J, e, rho, half)
+        sdls_rows(ppar, eff_slot, goals, rots, rot_w, strength, col_slot, S, J, e, rho, half)
         # rho_j: the sum of column j's block norms (blocks of three rows)
         for j in range(n):
             r = 0.0
@@ -839,5 +839,5 @@ def sdls(locals_, rests, part, ppar, eff_slot, goals, rots, rot_w, strength, sti
             turn_local(S, ppar, s, qexp(S[o + 27], S[o + 28], S[o + 29]))
         clamp_limits(rests, part, lkind, laxis, lrange, S)
         frames(locals_, part, ppar, S)
-    write_back(locals_, part, ppar, stiff, stretch, mode, S)
+    write_back(locals_, part, stiff, stretch, mode, S)
     return all_within(eff_slot, strength, goals, tolerance, S), done
