@@ -706,3 +706,26 @@ def test_hostile_numbers_in_the_description_are_refused(where, value):
     for solver in SOLVERS:
         unchanged(lambda p: solver(p, SK, bad, scratch_for(good)), error=(rt.InvalidError, rt.LimitError))
     assert body_ik_scratch_size(SK, bad) == 0
+
+
+def test_xpbd_stretch_follows_its_compliance():
+    """Against an effector of strength 0.5 (a hard one would stretch the bone until it
+    reached), more stretch (more compliance) lets the bone grow more toward a goal out of
+    reach, to a balance the passes approach (bound stated: 200 and 256 iterations within 0.02
+    of its length, closer than 100 and 200)."""
+    solve = five_goals(np.random.default_rng(17))
+    far = np.array(origins(SK, rt.Pose(SK).locals)[BONE["shoulder_l"]]) + (2.0, 0.0, 0.0)
+    solve.effectors = [dataclasses.replace(e, goal=tuple(far), strength=0.5) if e.bone == BONE["hand_l"]
+                       else e for e in solve.effectors]
+    fore = BONE["forearm_l"]
+    length = {}
+    for stretch in (0.2, 0.5, 0.8):
+        for n in (100, 200, 256):
+            s = dataclasses.replace(solve, iterations=n, tolerance=0.0,
+                                    bones=[BodyBone(fore, stretch=stretch)])
+            pose, _ = solved(solve_body_xpbd, s)
+            length[stretch, n] = np.linalg.norm(pose.locals[fore, 0:3])
+        late = abs(length[stretch, 200] - length[stretch, 256])
+        assert late < 0.02 and late < abs(length[stretch, 100] - length[stretch, 200])
+    rest = np.linalg.norm(SK.rests[fore, 0:3])
+    assert rest < length[0.2, 256] < length[0.5, 256] < length[0.8, 256]

@@ -477,8 +477,9 @@ def settle(locals_, rests, part, ppar, stiff, stretch, lkind, laxis, lrange, mod
     """The bodies back onto the skeleton: each turning bone's local rotation from its body
     and its parent's, a stretching bone's and a free top's translation from their origins
     (and, with `clamp`, every local kept to its limit); then the frames composed exactly
-    from those locals, and the anchors measured on them, so the next passes see where a
-    turn really carries each child under the bones' scales."""
+    from those locals, and the anchors measured on them (each joint's input offset, so a
+    stretch is always pulled back toward it), so the next passes see where a turn really
+    carries each child under the bones' scales."""
     P = part.shape[0]
     fixed = get4(S, 12)
     for s in range(P - 1, -1, -1):
@@ -509,11 +510,15 @@ def settle(locals_, rests, part, ppar, stiff, stretch, lkind, laxis, lrange, mod
             stretched = True
     if stretched:
         frames(locals_, part, ppar, S)
-    for s in range(1, P):
+    for s in range(1, P):     # where the joint holds the child: its input offset, A_p t
         so = HEAD + PER_SLOT * s
-        _, pq, px = parent_frame(S, ppar, s)
-        S[so + 7:so + 10] = qrot(-pq[0], -pq[1], -pq[2], pq[3], S[so + 4] - px[0],
-                                 S[so + 5] - px[1], S[so + 6] - px[2])
+        ao, pq, _ = parent_frame(S, ppar, s)
+        b = part[s]
+        tx, ty, tz = np.float64(locals_[b, 0]), np.float64(locals_[b, 1]), np.float64(locals_[b, 2])
+        S[so + 7:so + 10] = qrot(-pq[0], -pq[1], -pq[2], pq[3],
+                                 S[ao] * tx + S[ao + 1] * ty + S[ao + 2] * tz,
+                                 S[ao + 3] * tx + S[ao + 4] * ty + S[ao + 5] * tz,
+                                 S[ao + 6] * tx + S[ao + 7] * ty + S[ao + 8] * tz)
 
 
 @kernel
