@@ -4,10 +4,11 @@
 Everything works in binary64 inside the caller's scratch and writes the pose's binary32
 locals once, at the end. A bone's body is its model rotation Q (the rotations of its root
 path composed, scale left out) and its origin X. Each child's origin hangs at an anchor
-R in its parent's body frame, measured once from the input's model frames (scale
-included). The XPBD passes carry an anchor rigidly with its parent body, exact for uniform
-scales; the frames a result is judged by (and SDLS's Jacobian) are composed exactly, each
-bone's model block A = A_parent Rot(local) Scale(local) and origin X = X_parent + A_parent t.
+R in its parent's body frame. The XPBD passes carry an anchor rigidly with its parent
+body, and each iteration measures the anchors afresh on the exact frames (so a turn under
+a non-uniform scale moves a child where the skeleton would); the frames a result is judged
+by (and SDLS's Jacobian) are composed exactly, each bone's model block
+A = A_parent Rot(local) Scale(local) and origin X = X_parent + A_parent t.
 
 Scratch (float64), `common` first: header (48: the top's parent's model matrix 0:12, its
 rotation 12:16, the mean bone length 19, two 3 x 4 spares 24:48), then per part slot Q (4),
@@ -26,8 +27,6 @@ from ...core.jit import kernel
 HEAD = 48
 PER_SLOT = 4 + 3 + 3 + 4 + 4 + 9 + 3 + 3
 EPS = 1e-12
-INERTIA = 1.0      # a body's inverse inertia times the squared mean bone length
-INERTIA = 1.0      # a body's inverse inertia times the squared mean bone length
 INERTIA = 1.0      # a body's inverse inertia times the squared mean bone length
 
 
