@@ -32,11 +32,15 @@ from .mapping import (MirrorAxis, MirrorClipSource, MirrorMap, MirrorMapSource, 
                       RulePlace, build_mirror_map, build_mirrored_clip)
 from .ik import (AimSolve, ChainSolve, ConeLimit, HingeLimit, LimitKind, TwistLimit, TwoBoneSolve,
                  solve_aim, solve_ccd, solve_fabrik, solve_two_bone, solve_two_bone_batch)
+from .ik.body import (BodyBone, BodyEffector, BodyLimit, BodyLimitKind, BodySolve, BodyTopMode,
+                      body_ik_scratch_size, solve_body_sdls, solve_body_xpbd)
 from .pose import (BlendLayer, BoneSource, MaskChain, Pose, PoseBatch, Skeleton, SkeletonSource,
                    add_layers, blend_poses, build_mask, build_skeleton, compute_pose_difference,
                    pose_size)
 
 __all__ = [
+    "BodyBone", "BodyEffector", "BodyLimit", "BodyLimitKind", "BodySolve", "BodyTopMode",
+    "body_ik_scratch_size", "solve_body_sdls", "solve_body_xpbd",
     "graph_source", "rootmotion",
     "VERSION", "check_cpu", "hash64", "result_name", "simd_backend",
     "BlendLayer", "MaskChain", "add_layers", "blend_poses", "build_mask", "compute_pose_difference",

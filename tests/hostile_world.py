@@ -17,6 +17,7 @@ from runtime.deform.skinning import SkinJob, SkinStream, StreamKind
 from runtime.graph.binding import GraphAssets
 from runtime.graph.json.read import GraphNamedAssets
 from runtime.mapping import MirrorClipSource, MirrorMap, MirrorMapSource, MirrorRule, RulePlace
+from runtime.ik.body import BodyBone, BodyEffector, BodyLimit, BodyLimitKind, BodySolve
 from runtime.graph.source import ClipNode, ClipSlotSource, GraphSource, ParameterSource, ParameterType
 from runtime.ik import AimSolve, ChainSolve, ConeLimit, HingeLimit, TwistLimit, TwoBoneSolve
 from runtime.pose.blend import BlendLayer, MaskChain
@@ -207,6 +208,22 @@ class World:
                              iterations=8)
 
     @cached_property
+    def body_solve(self):
+        """Head and left hand pulled from the hips, the spine's middle stiff, the forearm a
+        hinge."""
+        sk = self.skeleton
+        head, hand = sk.find_bone("head"), sk.find_bone("hand_l")
+        return BodySolve(top=0, effectors=[
+            BodyEffector(head, (0.05, 1.5, 0.1), rotation_weight=0.5),
+            BodyEffector(hand, (0.5, 1.3, 0.2))], bones=[
+            BodyBone(sk.find_bone("spine1"), stiffness=0.5),
+            BodyBone(sk.find_bone("forearm_l"), limit=BodyLimit(BodyLimitKind.hinge, (0, 0, 1), -2.0, 0.0))],
+            iterations=4)
+
+    def body_scratch(self):
+        return bytearray(capi.maniSkeleton_GetBodyIkScratchSize(self.skeleton, self.body_solve))
+
+    @cached_property
     def saved(self):
         return bytes(capi.maniGraphInstance_Save(self.instance()))
 
@@ -280,6 +297,9 @@ def valid_calls(w: World) -> dict:
         "maniPose_SolveAim": lambda: (w.pose(), w.skeleton, w.aim_solve),
         "maniPose_SolveCcd": lambda: (w.pose(), w.skeleton, w.chain_solve),
         "maniPose_SolveFabrik": lambda: (w.pose(), w.skeleton, w.chain_solve),
+        "maniPose_SolveBodyXpbd": lambda: (w.pose(), w.skeleton, w.body_solve, w.body_scratch()),
+        "maniPose_SolveBodySdls": lambda: (w.pose(), w.skeleton, w.body_solve, w.body_scratch()),
+        "maniSkeleton_GetBodyIkScratchSize": lambda: (w.skeleton, w.body_solve),
         "maniPose_AddLayers": lambda: (w.pose(), w.skeleton, [BlendLayer(_difference(w), 0.5)]),
         "maniPose_ComputeModel": lambda: (w.pose(), w.skeleton),
         "maniPose_ComputePalette": lambda: (w.model_pose(), w.skeleton, w.skin),
