@@ -27,6 +27,8 @@ from .graph import (Graph, GraphAssets, GraphBinding, GraphInstance, GraphNamedA
                     GraphSource, GraphSubset, GraphValue, bind, build_graph, build_graph_json,
                     evaluate_batch, evaluate_subset, update_batch, write_graph_json)
 from .graph import source as graph_source
+from .physics import (ColliderShape, ColliderSource, JointSource, LimitKind, LimitSource, SpringSet,
+                      SpringSetSource, SpringSource, SpringState, build_spring_set)
 from .pose import (BlendLayer, BoneSource, MaskChain, Pose, PoseBatch, Skeleton, SkeletonSource,
                    add_layers, blend_poses, build_mask, build_skeleton, compute_pose_difference,
                    pose_size)
@@ -57,4 +59,6 @@ __all__ = [
     "SkinJob", "SkinStream", "StreamKind", "palette_to_dual_quaternions", "palette_to_rows",
     "skin_blended", "skin_centers", "skin_dual_quaternion", "skin_linear",
     "IDENTITY", "IDENTITY_AFFINE", "decompose_affine",
+    "ColliderShape", "ColliderSource", "JointSource", "LimitKind", "LimitSource", "SpringSet",
+    "SpringSetSource", "SpringSource", "SpringState", "build_spring_set",
 ]

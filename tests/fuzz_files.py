@@ -173,6 +173,32 @@ def use_state(w: World, data):
     _all([run])
 
 
+def use_spring_set(w: World, spring_set):
+    def run():
+        state = capi.maniInitSpringState(spring_set, w.skeleton)
+        pose = w.pose()
+        for k in range(4):
+            capi.maniSpringState_Step(state, pose, [0.2 * k, 0, 0, 0, 0, 0, 1, 1, 1, 1],
+                                      [0, 0, 1], 0.03)
+            capi.maniSpringState_Apply(state, pose)
+        capi.maniSpringState_Restore(capi.maniInitSpringState(spring_set, w.skeleton),
+                                     capi.maniSpringState_Save(state))
+    n = capi.maniSpringSet_GetSpringCount(spring_set)
+    _all([run, lambda: capi.maniSpringSet_GetStepRate(spring_set)]
+         + [lambda s=s: capi.maniSpringSet_GetSpringName(spring_set, s) for s in range(n + 1)])
+
+
+def use_spring_state(w: World, data):
+    def run():
+        state = w.spring_state()
+        capi.maniSpringState_Restore(state, data)
+        pose = w.pose()
+        capi.maniSpringState_Step(state, pose, None, None, 0.05)
+        capi.maniSpringState_Apply(state, pose)
+        capi.maniPose_ComputeModel(pose, w.skeleton)
+    _all([run])
+
+
 KINDS = {
     "skeleton": (lambda w: _bytes(w, capi.maniBuildSkeleton, w.skeleton_source),
                  capi.maniOpenSkeleton, use_skeleton),
@@ -185,6 +211,9 @@ KINDS = {
     "graph": (lambda w: _bytes(w, capi.maniBuildGraph, w.graph_source), capi.maniOpenGraph,
               use_graph),
     "state": (lambda w: w.saved, lambda data: data, use_state),
+    "spring": (lambda w: _bytes(w, capi.maniBuildSpringSet, w.spring_source),
+               capi.maniOpenSpringSet, use_spring_set),
+    "spring_state": (lambda w: w.spring_saved, lambda data: data, use_spring_state),
 }
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 GL_AND_WINDOWS = ("moderngl", "pygame", "imgui_bundle", "imgui")
 # runtime's packages, top down: each may import only those before it (and itself)
-RUNTIME_LAYERS = ("core", "pose", "clip", "deform", "graph", "samples", "capi")
+RUNTIME_LAYERS = ("core", "pose", "clip", "deform", "physics", "graph", "samples", "capi")
 
 
 def module_name(path: Path) -> str:

@@ -27,6 +27,7 @@ from ..core.jit import kernel
 
 AT_PLACEMENT, AT_FORCE, AT_LOCALS = 4, 14, 20
 NO_BONE = 0xFFFFFFFF
+GRID_SLACK = 1e-6       # of a step
 CAPSULE_PASSES = 3      # nearest point, pushed, nearest point again: a capsule's bend settles
 
 
@@ -393,7 +394,9 @@ def step(parents, pose_locals, placement, force, delta, rate, max_steps, springs
     d = min(abs(delta), max_steps * h)
     r = values[0]
     total = r + d
-    count = min(np.int64(math.floor(total * rate)), np.int64(max_steps))
+    # within GRID_SLACK of a step counts as reaching it, so a host whose frames land on the
+    # step grid lands on it whatever its deltas' rounding
+    count = min(np.int64(math.floor(total * rate + GRID_SLACK)), np.int64(max_steps))
     for k in range(1, count + 1):
         t = min(1.0, max(0.0, (k * h - r) / d)) if d > 0.0 else 1.0
         for b in range(n):
@@ -407,7 +410,7 @@ def step(parents, pose_locals, placement, force, delta, rate, max_steps, springs
                       world, turns, f, tails, values[2] != 0.0)
         values[2] = 1.0
     rest = total - count * h
-    values[0] = rest if 0.0 <= rest < h else 0.0
+    values[0] = rest if 0.0 < rest < h else 0.0
     last_placement[:] = placement
     values[AT_FORCE:AT_FORCE + 3] = force
     _keep_pose(last, pose_locals)

@@ -381,16 +381,18 @@ class SpringState:
             if value != want:
                 raise FormatError("a state of another spring set", at + where)
         v = c.array(b"SPSV", "<f8", (_value_count(n, j),))
-        _check_values(v, n, j, s, c.offset_of(b"SPSV"))
+        with np.errstate(all="ignore"):
+            _check_values(v, n, j, s, c.offset_of(b"SPSV"))
         c.finish()
         self.values[...] = v
 
 
 def _check_values(v: np.ndarray, n: int, j: int, s: SpringSet, at: int) -> None:
-    """Every value finite and in its range, rotations of unit length, zeros where there is
-    no last call or no motion (and in the tails of every chain's end)."""
+    """Every value finite in binary32's range (the inputs' and the motion's), in its range,
+    rotations of unit length, zeros where there is no last call or no motion (and in the
+    tails of every chain's end)."""
     A = kernels
-    bad = ~np.isfinite(v)
+    bad = ~(np.abs(v) <= args.F32_MAX)
     k = _first(bad)
     if k is None:
         h = 1.0 / s.step_rate
