@@ -124,7 +124,7 @@ def _size(m, b):
     det = (m[b, 0, 0] * (m[b, 1, 1] * m[b, 2, 2] - m[b, 1, 2] * m[b, 2, 1])
            - m[b, 0, 1] * (m[b, 1, 0] * m[b, 2, 2] - m[b, 1, 2] * m[b, 2, 0])
            + m[b, 0, 2] * (m[b, 1, 0] * m[b, 2, 1] - m[b, 1, 1] * m[b, 2, 0]))
-    return abs(det) ** (1.0 / 3.0)
+    return np.cbrt(abs(det))
 
 
 @kernel
@@ -239,29 +239,50 @@ def _nearest_on_segment(a, b, p):
 
 
 @kernel
-def _collide(head, tail, length, hit, kind, world, bone, values, c):
+def place_colliders(ckinds, cbones, cvalues, world, table):
+    """Each collider in the world once a step (table (colliders, 8)): its point, then its
+    capsule's end (a sphere's point again) or its plane's unit normal, then its radius."""
+    for c in range(ckinds.shape[0]):
+        bone = cbones[c]
+        a = _point(world, bone, (np.float64(cvalues[c, 0]), np.float64(cvalues[c, 1]),
+                                 np.float64(cvalues[c, 2])))
+        if ckinds[c] == 4:
+            n = (np.float64(cvalues[c, 7]), np.float64(cvalues[c, 8]), np.float64(cvalues[c, 9]))
+            b = _unit((world[bone, 0, 0] * n[0] + world[bone, 0, 1] * n[1] + world[bone, 0, 2] * n[2],
+                       world[bone, 1, 0] * n[0] + world[bone, 1, 1] * n[1] + world[bone, 1, 2] * n[2],
+                       world[bone, 2, 0] * n[0] + world[bone, 2, 1] * n[1] + world[bone, 2, 2] * n[2]),
+                      (0.0, 0.0, 1.0))
+        elif ckinds[c] == 1 or ckinds[c] == 3:
+            b = _point(world, bone, (np.float64(cvalues[c, 4]), np.float64(cvalues[c, 5]),
+                                     np.float64(cvalues[c, 6])))
+        else:
+            b = a
+        table[c, 0], table[c, 1], table[c, 2] = a
+        table[c, 3], table[c, 4], table[c, 5] = b
+        table[c, 6] = np.float64(cvalues[c, 3]) * _size(world, bone)
+
+
+@kernel
+def _collide(head, tail, length, hit, kind, table, c):
     """The tail pushed out of collider c (or kept in an inside one, or on a plane's side),
-    the collider at frame world[bone]."""
-    offset = _point(world, bone, (np.float64(values[c, 0]), np.float64(values[c, 1]),
-                                  np.float64(values[c, 2])))
-    size = _size(world, bone)
-    radius = np.float64(values[c, 3]) * size
+    as place_colliders put it in the world."""
+    a = (table[c, 0], table[c, 1], table[c, 2])
+    b = (table[c, 3], table[c, 4], table[c, 5])
     if kind == 4:                                            # plane
-        n = (np.float64(values[c, 7]), np.float64(values[c, 8]), np.float64(values[c, 9]))
-        nw = _unit((world[bone, 0, 0] * n[0] + world[bone, 0, 1] * n[1] + world[bone, 0, 2] * n[2],
-                    world[bone, 1, 0] * n[0] + world[bone, 1, 1] * n[1] + world[bone, 1, 2] * n[2],
-                    world[bone, 2, 0] * n[0] + world[bone, 2, 1] * n[1] + world[bone, 2, 2] * n[2]),
-                   (0.0, 0.0, 1.0))
-        bound = (hit - _dot(_sub(head, offset), nw)) / length
-        return _bound_cosine(head, tail, length, nw, bound, True)
+        if _dot(_sub(tail, a), b) >= hit:
+            return tail
+        bound = (hit - _dot(_sub(head, a), b)) / length
+        return _bound_cosine(head, tail, length, b, bound, True)
     inside = kind == 2 or kind == 3
-    reach = max(0.0, radius - hit) if inside else radius + hit
-    if kind == 0 or kind == 2:
-        return _sphere(head, tail, length, offset, reach, inside)
-    end = _point(world, bone, (np.float64(values[c, 4]), np.float64(values[c, 5]),
-                               np.float64(values[c, 6])))
-    for _ in range(CAPSULE_PASSES):
-        tail = _sphere(head, tail, length, _nearest_on_segment(offset, end, tail), reach, inside)
+    reach = max(0.0, table[c, 6] - hit) if inside else table[c, 6] + hit
+    passes = 1 if kind == 0 or kind == 2 else CAPSULE_PASSES
+    for _ in range(passes):
+        near = _nearest_on_segment(a, b, tail)
+        gap = _sub(tail, near)
+        far = _dot(gap, gap)
+        if (far <= reach * reach) if inside else (far >= reach * reach):
+            return tail
+        tail = _sphere(head, tail, length, near, reach, inside)
     return tail
 
 
@@ -301,13 +322,13 @@ def _limit_frame(turn, direction, values, j):
 
 @kernel
 def _constrain(head, tail, length, hit, frame, j, lkinds, lvalues, first_link, link_count,
-               links, ckinds, cbones, cvalues, colliders_world):
+               links, ckinds, table):
     """The limit, then each collider followed by the limit again (VRMC_springBone_limit's
     order)."""
     tail = _limit(head, tail, length, frame, lkinds[j], lvalues, j)
     for k in range(first_link, first_link + link_count):
         c = links[k]
-        tail = _collide(head, tail, length, hit, ckinds[c], colliders_world, cbones[c], cvalues, c)
+        tail = _collide(head, tail, length, hit, ckinds[c], table, c)
         tail = _limit(head, tail, length, frame, lkinds[j], lvalues, j)
     return tail
 
@@ -324,9 +345,10 @@ def _into_center(world, center, p):
 
 
 @kernel
-def _step_springs(springs, jbones, jvalues, lkinds, lvalues, ckinds, cbones, cvalues, links,
-                  world, turns, force, tails, moving):
-    """One step of every spring, its pose's frames in world (turns their rotations)."""
+def _step_springs(springs, jbones, jvalues, lkinds, lvalues, ckinds, links, table, world, turns,
+                  force, tails, moving):
+    """One step of every spring, its pose's frames in world (turns their rotations), the
+    colliders placed in table."""
     for s in range(springs.shape[0]):
         first, count = np.int64(springs[s, 0]), np.int64(springs[s, 1])
         first_link, link_count = np.int64(springs[s, 2]), np.int64(springs[s, 3])
@@ -360,11 +382,12 @@ def _step_springs(springs, jbones, jvalues, lkinds, lvalues, ckinds, cbones, cva
                           moved[1] + (direction[1] * stiff + (np.float64(jvalues[j, 3]) + force[1] * push) * size),
                           moved[2] + (direction[2] * stiff + (np.float64(jvalues[j, 4]) + force[2] * push) * size))
                 tail = _add(head, _scale(_unit(_sub(pulled, head), direction), length))
-                turn = _qmul(acc, (turns[b, 0], turns[b, 1], turns[b, 2], turns[b, 3]))
-                frame = _limit_frame(turn, direction, lvalues, j)
+                frame = acc
+                if lkinds[j] != 0:
+                    turn = _qmul(acc, (turns[b, 0], turns[b, 1], turns[b, 2], turns[b, 3]))
+                    frame = _limit_frame(turn, direction, lvalues, j)
                 tail = _constrain(head, tail, length, np.float64(jvalues[j, 0]) * size, frame, j,
-                                  lkinds, lvalues, first_link, link_count, links, ckinds, cbones,
-                                  cvalues, world)
+                                  lkinds, lvalues, first_link, link_count, links, ckinds, table)
             cur = _into_center(world, center, tail)
             for i in range(3):
                 tails[j, i] = cur[i]
@@ -376,7 +399,7 @@ def _step_springs(springs, jbones, jvalues, lkinds, lvalues, ckinds, cbones, cva
 @kernel
 def step(parents, pose_locals, placement, force, delta, rate, max_steps, springs, jbones,
          jvalues, lkinds, lvalues, ckinds, cbones, cvalues, links, values, tails, locals_,
-         world, turns):
+         world, turns, table):
     """maniSpringState_Step's work: the steps due in |delta| (at most max_steps' seconds),
     each with the pose, placement and force interpolated between the last call's and these
     at its time; the remainder kept; these become the last call's. locals_ ((bones + 1,
@@ -406,8 +429,11 @@ def step(parents, pose_locals, placement, force, delta, rate, max_steps, springs
              values[AT_FORCE + 1] + (force[1] - values[AT_FORCE + 1]) * t,
              values[AT_FORCE + 2] + (force[2] - values[AT_FORCE + 2]) * t)
         _compose(parents, locals_[:n], locals_[n], world, turns)
-        _step_springs(springs, jbones, jvalues, lkinds, lvalues, ckinds, cbones, cvalues, links,
-                      world, turns, f, tails, values[2] != 0.0)
+        moving = values[2] != 0.0
+        if moving:
+            place_colliders(ckinds, cbones, cvalues, world, table)
+        _step_springs(springs, jbones, jvalues, lkinds, lvalues, ckinds, links, table, world,
+                      turns, f, tails, moving)
         values[2] = 1.0
     rest = total - count * h
     values[0] = rest if 0.0 < rest < h else 0.0
@@ -429,7 +455,7 @@ def _keep_pose(last, pose_locals):
 # ---- the output ------------------------------------------------------------------------------
 @kernel
 def apply(parents, pose_locals, rate, springs, jbones, jvalues, lkinds, lvalues, ckinds, cbones,
-          cvalues, links, values, tails, locals_, world, turns, out_world, out_turns):
+          cvalues, links, values, tails, locals_, world, turns, out_world, out_turns, table):
     """maniSpringState_Apply's work: each joint's local rotation in pose_locals (binary32)
     turned toward its tail: moved on at its velocity for the remainder, in the world of the
     last call's placement, pushed out of the colliders as the last call left them. The
@@ -441,6 +467,7 @@ def apply(parents, pose_locals, rate, springs, jbones, jvalues, lkinds, lvalues,
     last = values[AT_LOCALS:AT_LOCALS + 10 * n].reshape((n, 10))
     placement = values[AT_PLACEMENT:AT_PLACEMENT + 10]
     _compose(parents, last, placement, world, turns)
+    place_colliders(ckinds, cbones, cvalues, world, table)
     locals_[:n, :] = pose_locals
     _compose(parents, locals_[:n], placement, out_world, out_turns)
     pq = _qnorm((placement[3], placement[4], placement[5], placement[6]))
@@ -463,10 +490,10 @@ def apply(parents, pose_locals, rate, springs, jbones, jvalues, lkinds, lvalues,
             tail = _from_center(world, center, ahead)
             tail = _add(head, _scale(_unit(_sub(tail, head), direction), length))
             own = (out_turns[b, 0], out_turns[b, 1], out_turns[b, 2], out_turns[b, 3])
-            frame = _limit_frame(_qmul(acc, own), direction, lvalues, j)
+            frame = acc if lkinds[j] == 0 else _limit_frame(_qmul(acc, own), direction, lvalues, j)
             tail = _constrain(head, tail, length, np.float64(jvalues[j, 0]) * _size(out_world, b),
                               frame, j, lkinds, lvalues, first_link, link_count, links, ckinds,
-                              cbones, cvalues, world)
+                              table)
             turn = _arc(direction, _unit(_sub(tail, head), direction))
             p = np.int64(parents[b])
             above = (out_turns[p, 0], out_turns[p, 1], out_turns[p, 2], out_turns[p, 3]) \

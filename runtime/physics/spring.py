@@ -146,6 +146,7 @@ class SpringSet:
         self.collider_values = array(cvalues.astype(np.float32), np.float32)
         self.links = array(links.astype(np.uint32), np.uint32)
         self.spring_count, self.joint_count, self.bone_count = ns, nj, bones
+        self.collider_count = nc
         self.skeleton_identity = skeleton_id
         self.identity = c.identity
         self.step_rate, self.reference_rate = float(step), float(reference)
@@ -241,13 +242,14 @@ def _value_count(bones: int, joints: int) -> int:
     return kernels.AT_LOCALS + 10 * bones + 6 * joints
 
 
-def _scratch_count(bones: int) -> int:
-    return 10 * (bones + 1) + 2 * 16 * bones        # locals and placement; twice frames, turns
+def _scratch_count(bones: int, colliders: int) -> int:
+    """Locals and a placement; twice each bone's frame and turn; each collider placed."""
+    return 10 * (bones + 1) + 2 * 16 * bones + 8 * colliders
 
 
 def state_size(spring_set: SpringSet) -> int:
     n, j = spring_set.bone_count, spring_set.joint_count
-    return STATE_HEADER + 8 * (_value_count(n, j) + _scratch_count(n))
+    return STATE_HEADER + 8 * (_value_count(n, j) + _scratch_count(n, spring_set.collider_count))
 
 
 def _pose_for(pose, bones: int, what: str = "pose") -> Pose:
@@ -287,7 +289,8 @@ class SpringState:
         self.tails = self.values[kernels.AT_LOCALS + 10 * n:].reshape(j, 6)
         scratch = words[count:]
         self._locals = scratch[:10 * (n + 1)].reshape(n + 1, 10)
-        frames = scratch[10 * (n + 1):].reshape(2, 16 * n)
+        frames = scratch[10 * (n + 1):10 * (n + 1) + 32 * n].reshape(2, 16 * n)
+        self._colliders = scratch[10 * (n + 1) + 32 * n:].reshape(s.collider_count, 8)
         self._world = [frames[i, :12 * n].reshape(n, 3, 4) for i in range(2)]
         self._turns = [frames[i, 12 * n:].reshape(n, 4) for i in range(2)]
         self.set = s
@@ -321,7 +324,7 @@ class SpringState:
         return int(kernels.step(self.skeleton.parents, array(pose.locals, np.float32), p, f,
                                 float(delta), self.set.step_rate, SPRING_MAX_STEPS,
                                 *self._set_args(), self.values, self.tails, self._locals,
-                                self._world[0], self._turns[0]))
+                                self._world[0], self._turns[0], self._colliders))
 
     def apply(self, pose: Pose) -> None:
         """maniSpringState_Apply: each spring joint of the pose turned toward its tail; the
@@ -333,7 +336,7 @@ class SpringState:
         kernels.apply(self.skeleton.parents, array(pose.locals, np.float32, written=True),
                       self.set.step_rate, *self._set_args(), self.values, self.tails,
                       self._locals, self._world[0], self._turns[0], self._world[1],
-                      self._turns[1])
+                      self._turns[1], self._colliders)
         pose.mark_stale()
 
     def reset(self) -> None:
