@@ -252,7 +252,7 @@ def test_limits_are_never_exceeded(skeleton, kind, bound):
     state = SpringState(make_set(skeleton, gravity=3.0, drag=0.05, limit=limit), skeleton)
     pose = rt.Pose(skeleton)
     reach = bound if kind != LimitKind.spherical else math.acos(math.cos(bound) * math.cos(0.2))
-    worst, widest = 0.0, 0.0
+    worst, widest, sideways = 0.0, 0.0, 0.0
     for k in range(300):
         p = placed(x=0.6 * math.sin(k / 7), turn=0.8 * math.sin(k / 11))
         state.step(pose, p, [3.0 * math.sin(k / 5), 0.0, 0.0], 1 / 60)
@@ -270,8 +270,17 @@ def test_limits_are_never_exceeded(skeleton, kind, bound):
             a = angle(got, axis)
             worst = max(worst, a - reach)
             widest = max(widest, a)
+            if j == 0:
+                # the first joint's limit frame is its bone's: the tail's -z turned onto +Y
+                # about x, so a hinge turns about the bone's x and a yaw leans toward it
+                pose.compute_model(skeleton)
+                x = _matrix(p[3:7]) @ pose.model[b, :, 0].astype(np.float64)
+                lean = abs(float(got @ (x / np.linalg.norm(x)))) / np.linalg.norm(got)
+                sideways = max(sideways, lean - {LimitKind.hinge: 0.0,
+                                                 LimitKind.spherical: math.sin(0.2)}.get(kind, 1.0))
     assert widest > 0.8 * reach                 # the limit is reached
     assert worst <= 1e-4
+    assert sideways <= 1e-5
 
 
 def test_center_space_sways_as_if_the_body_stood_still(skeleton):

@@ -295,15 +295,12 @@ class SpringState:
         self._turns = [frames[i, 12 * n:].reshape(n, 4) for i in range(2)]
         self.set = s
         self.skeleton = sk
+        self._tables = (s.springs, s.joint_bones, s.joint_values, s.limit_kinds, s.limit_values,
+                        s.collider_kinds, s.collider_bones, s.collider_values, s.links)
 
     @property
     def has_motion(self) -> bool:
         return self.values[2] != 0.0
-
-    def _set_args(self):
-        s = self.set
-        return (s.springs, s.joint_bones, s.joint_values, s.limit_kinds, s.limit_values,
-                s.collider_kinds, s.collider_bones, s.collider_values, s.links)
 
     def step(self, pose: Pose, placement=None, force=None, delta: float = 0.0) -> int:
         """maniSpringState_Step: the steps due in |delta| (at most SPRING_MAX_STEPS steps'
@@ -323,7 +320,7 @@ class SpringState:
         self.skeleton.check_parents()
         return int(kernels.step(self.skeleton.parents, array(pose.locals, np.float32), p, f,
                                 float(delta), self.set.step_rate, SPRING_MAX_STEPS,
-                                *self._set_args(), self.values, self.tails, self._locals,
+                                *self._tables, self.values, self.tails, self._locals,
                                 self._world[0], self._turns[0], self._colliders))
 
     def apply(self, pose: Pose) -> None:
@@ -334,7 +331,7 @@ class SpringState:
             return
         self.skeleton.check_parents()
         kernels.apply(self.skeleton.parents, array(pose.locals, np.float32, written=True),
-                      self.set.step_rate, *self._set_args(), self.values, self.tails,
+                      self.set.step_rate, *self._tables, self.values, self.tails,
                       self._locals, self._world[0], self._turns[0], self._world[1],
                       self._turns[1], self._colliders)
         pose.mark_stale()
