@@ -455,7 +455,7 @@ def _keep_pose(last, pose_locals):
 # ---- the output ------------------------------------------------------------------------------
 @kernel
 def apply(parents, pose_locals, rate, springs, jbones, jvalues, lkinds, lvalues, ckinds, cbones,
-          cvalues, links, values, tails, locals_, world, turns, out_world, out_turns, table):
+          cvalues, links, values, tails, locals_, world, turns, out_world, out_turns, table, reach):
     """maniSpringState_Apply's work: each joint's local rotation in pose_locals (binary32)
     turned toward its tail: moved on at its velocity for the remainder, in the world of the
     last call's placement, pushed out of the colliders as the last call left them. The
@@ -466,7 +466,7 @@ def apply(parents, pose_locals, rate, springs, jbones, jvalues, lkinds, lvalues,
     n = pose_locals.shape[0]
     last = values[AT_LOCALS:AT_LOCALS + 10 * n].reshape((n, 10))
     placement = values[AT_PLACEMENT:AT_PLACEMENT + 10]
-    _compose(parents, last, placement, world, turns)
+    _compose(parents, last[:reach], placement, world[:reach], turns[:reach])
     place_colliders(ckinds, cbones, cvalues, world, table)
     locals_[:n, :] = pose_locals
     _compose(parents, locals_[:n], placement, out_world, out_turns)

@@ -147,6 +147,9 @@ class SpringSet:
         self.links = array(links.astype(np.uint32), np.uint32)
         self.spring_count, self.joint_count, self.bone_count = ns, nj, bones
         self.collider_count = nc
+        hung = [int(b) + 1 for b in self.collider_bones] + [int(c) + 1 for c in springs[:, 4]
+                                                             if c != NO_BONE]
+        self.collider_reach = max(hung, default=0)     # bones Apply composes the last pose for
         self.skeleton_identity = skeleton_id
         self.identity = c.identity
         self.step_rate, self.reference_rate = float(step), float(reference)
@@ -333,7 +336,7 @@ class SpringState:
         kernels.apply(self.skeleton.parents, array(pose.locals, np.float32, written=True),
                       self.set.step_rate, *self._tables, self.values, self.tails,
                       self._locals, self._world[0], self._turns[0], self._world[1],
-                      self._turns[1], self._colliders)
+                      self._turns[1], self._colliders, self.set.collider_reach)
         pose.mark_stale()
 
     def reset(self) -> None:
