@@ -628,3 +628,22 @@ def test_save_and_restore_refusals(skeleton):
     capi.maniSpringState_Restore(fresh, data)
     assert bytes(fresh.buffer[32:32 + 8 * fresh.values.size]) == \
         bytes(state.buffer[32:32 + 8 * state.values.size])
+
+
+def test_apply_moves_the_last_steps_tails_on_to_the_host_time(skeleton):
+    """At 50 Hz against 120 steps a second a call ends between steps: the first tail is the
+    last step's moved on by its velocity for the remainder, on its bone's sphere."""
+    state = SpringState(make_set(skeleton), skeleton)
+    pose = rt.Pose(skeleton)
+    for k in range(37):
+        state.step(pose, placed(x=0.4 * math.sin(k / 6)), None, 1 / 50)
+    remainder = state.values[0]
+    assert 0.1 / 120 < remainder < 0.9 / 120
+    p = placed(x=0.4 * math.sin(36 / 6))
+    got, _ = tails(state, skeleton, pose, p)
+    head = scene.world_points(skeleton, pose, p, [scene.TAIL_ROOT])[0]
+    cur, prev = state.tails[0, :3], state.tails[0, 3:]
+    ahead = cur + (cur - prev) * remainder * 120
+    want = head + (ahead - head) / np.linalg.norm(ahead - head) * scene.SEGMENT
+    np.testing.assert_allclose(got[0], want, atol=2e-6)
+    assert np.linalg.norm(want - (head + (cur - head) / np.linalg.norm(cur - head) * scene.SEGMENT)) > 1e-4

@@ -24,9 +24,9 @@ import math
 import numpy as np
 
 from ..core.jit import kernel
+from ..core.limits import NO_BONE
 
 AT_PLACEMENT, AT_FORCE, AT_LOCALS = 4, 14, 20
-NO_BONE = 0xFFFFFFFF
 GRID_SLACK = 1e-6       # of a step
 CAPSULE_PASSES = 3      # nearest point, pushed, nearest point again: a capsule's bend settles
 
