@@ -275,9 +275,9 @@ def _collide(head, tail, length, hit, kind, table, c):
         return _bound_cosine(head, tail, length, b, bound, True)
     inside = kind == 2 or kind == 3
     reach = max(0.0, table[c, 6] - hit) if inside else table[c, 6] + hit
-    passes = 1 if kind == 0 or kind == 2 else CAPSULE_PASSES
-    for _ in range(passes):
-        near = _nearest_on_segment(a, b, tail)
+    sphere = kind == 0 or kind == 2
+    for _ in range(1 if sphere else CAPSULE_PASSES):
+        near = a if sphere else _nearest_on_segment(a, b, tail)
         gap = _sub(tail, near)
         far = _dot(gap, gap)
         if (far <= reach * reach) if inside else (far >= reach * reach):
@@ -325,11 +325,14 @@ def _constrain(head, tail, length, hit, frame, j, lkinds, lvalues, first_link, l
                links, ckinds, table):
     """The limit, then each collider followed by the limit again (VRMC_springBone_limit's
     order)."""
-    tail = _limit(head, tail, length, frame, lkinds[j], lvalues, j)
+    limited = lkinds[j] != 0
+    if limited:
+        tail = _limit(head, tail, length, frame, lkinds[j], lvalues, j)
     for k in range(first_link, first_link + link_count):
         c = links[k]
         tail = _collide(head, tail, length, hit, ckinds[c], table, c)
-        tail = _limit(head, tail, length, frame, lkinds[j], lvalues, j)
+        if limited:
+            tail = _limit(head, tail, length, frame, lkinds[j], lvalues, j)
     return tail
 
 
