@@ -34,6 +34,8 @@ from .ik import (AimSolve, ChainSolve, ConeLimit, HingeLimit, LimitKind, TwistLi
                  solve_aim, solve_ccd, solve_fabrik, solve_two_bone, solve_two_bone_batch)
 from .ik.body import (BodyBone, BodyEffector, BodyLimit, BodyLimitKind, BodySolve, BodyTopMode,
                       body_ik_scratch_size, solve_body_sdls, solve_body_xpbd)
+from .physics import (ColliderShape, ColliderSource, JointSource, LimitSource, SpringLimitKind,
+                      SpringSet, SpringSetSource, SpringSource, SpringState, build_spring_set)
 from .pose import (BlendLayer, BoneSource, MaskChain, Pose, PoseBatch, Skeleton, SkeletonSource,
                    add_layers, blend_poses, build_mask, build_skeleton, compute_pose_difference,
                    pose_size)
@@ -70,4 +72,6 @@ __all__ = [
     "build_mirror_map", "build_mirrored_clip",
     "AimSolve", "ChainSolve", "ConeLimit", "HingeLimit", "LimitKind", "TwistLimit", "TwoBoneSolve",
     "solve_aim", "solve_ccd", "solve_fabrik", "solve_two_bone", "solve_two_bone_batch",
+    "ColliderShape", "ColliderSource", "JointSource", "SpringLimitKind", "LimitSource", "SpringSet",
+    "SpringSetSource", "SpringSource", "SpringState", "build_spring_set",
 ]

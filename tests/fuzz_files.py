@@ -184,6 +184,32 @@ def use_mirror(w: World, mirror):
             lambda: capi.maniMirrorMap_MirrorRootMotion(mirror, [1, 2, 3, 0, 0, 0, 1])])
 
 
+def use_spring_set(w: World, spring_set):
+    def run():
+        state = capi.maniInitSpringState(spring_set, w.skeleton)
+        pose = w.pose()
+        for k in range(4):
+            capi.maniSpringState_Step(state, pose, [0.2 * k, 0, 0, 0, 0, 0, 1, 1, 1, 1],
+                                      [0, 0, 1], 0.03)
+            capi.maniSpringState_Apply(state, pose)
+        capi.maniSpringState_Restore(capi.maniInitSpringState(spring_set, w.skeleton),
+                                     capi.maniSpringState_Save(state))
+    n = capi.maniSpringSet_GetSpringCount(spring_set)
+    _all([run, lambda: capi.maniSpringSet_GetStepRate(spring_set)]
+         + [lambda s=s: capi.maniSpringSet_GetSpringName(spring_set, s) for s in range(n + 1)])
+
+
+def use_spring_state(w: World, data):
+    def run():
+        state = w.spring_state()
+        capi.maniSpringState_Restore(state, data)
+        pose = w.pose()
+        capi.maniSpringState_Step(state, pose, None, None, 0.05)
+        capi.maniSpringState_Apply(state, pose)
+        capi.maniPose_ComputeModel(pose, w.skeleton)
+    _all([run])
+
+
 KINDS = {
     "skeleton": (lambda w: _bytes(w, capi.maniBuildSkeleton, w.skeleton_source),
                  capi.maniOpenSkeleton, use_skeleton),
@@ -198,6 +224,9 @@ KINDS = {
     "state": (lambda w: w.saved, lambda data: data, use_state),
     "mirror": (lambda w: _bytes(w, capi.maniBuildMirrorMap, w.mirror_source),
                capi.maniOpenMirrorMap, use_mirror),
+    "spring": (lambda w: _bytes(w, capi.maniBuildSpringSet, w.spring_source),
+               capi.maniOpenSpringSet, use_spring_set),
+    "spring_state": (lambda w: w.spring_saved, lambda data: data, use_spring_state),
 }
 
 

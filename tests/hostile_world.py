@@ -20,6 +20,8 @@ from runtime.mapping import MirrorClipSource, MirrorMap, MirrorMapSource, Mirror
 from runtime.ik.body import BodyBone, BodyEffector, BodyLimit, BodyLimitKind, BodySolve
 from runtime.graph.source import ClipNode, ClipSlotSource, GraphSource, ParameterSource, ParameterType
 from runtime.ik import AimSolve, ChainSolve, ConeLimit, HingeLimit, TwistLimit, TwoBoneSolve
+from runtime.physics import (ColliderShape, ColliderSource, JointSource, LimitSource,
+                             SpringLimitKind, SpringSetSource, SpringSource)
 from runtime.pose.blend import BlendLayer, MaskChain
 from runtime.samples.humanoid import humanoid_source
 
@@ -227,6 +229,40 @@ class World:
     def saved(self):
         return bytes(capi.maniGraphInstance_Save(self.instance()))
 
+    @cached_property
+    def spring_source(self):
+        """An arm swinging from the chest (center: spine2) with a cone limit, the neck with a
+        hinge; a sphere, a capsule, an inside sphere and a plane."""
+        cone = LimitSource(SpringLimitKind.cone, 1.0)
+        return SpringSetSource(self.skeleton, [
+            SpringSource("arm", [JointSource(7, 0.02, 1.0, 0.3, limit=cone), JointSource(9, 0.02),
+                                 JointSource(11)], [0, 1], center=3),
+            SpringSource("neck", [JointSource(4, limit=LimitSource(SpringLimitKind.hinge, 0.5)),
+                                  JointSource(5)], [1])],
+            [ColliderSource(3, ColliderShape.sphere, (0, 0, 0.1), 0.08),
+             ColliderSource(1, ColliderShape.capsule, (0, 0, 0), 0.05, (0, 0.2, 0)),
+             ColliderSource(0, ColliderShape.inside_sphere, (0, 0.3, 0), 2.0),
+             ColliderSource(0, ColliderShape.plane, (0, -1.0, 0), normal=(0, 1, 0))],
+            [[0], [1, 2, 3]])
+
+    @cached_property
+    def spring_set(self):
+        return capi.maniOpenSpringSet(_built(capi.maniBuildSpringSet, self.spring_source))
+
+    def spring_state(self):
+        return capi.maniInitSpringState(self.spring_set, self.skeleton)
+
+    def moving_spring_state(self):
+        state = self.spring_state()
+        for k in range(3):
+            capi.maniSpringState_Step(state, self.pose(), [0.1 * k, 0, 0, 0, 0, 0, 1, 1, 1, 1],
+                                      [0, 0, 0], 1 / 50)
+        return state
+
+    @cached_property
+    def spring_saved(self):
+        return bytes(capi.maniSpringState_Save(self.moving_spring_state()))
+
 
 def valid_calls(w: World) -> dict:
     """Each listed function's name -> a function making a valid argument tuple."""
@@ -331,11 +367,20 @@ def valid_calls(w: World) -> dict:
         "maniWriteMirrorMapJson": lambda: (rt.Builder(), w.mirror_source),
         "maniGraphSubset_GetBones": lambda: (w.plan,),
         "maniInitClipCursor": lambda: (None, capi.maniClip_GetCursorSize(w.clip)),
+        "maniBuildSpringSet": lambda: (rt.Builder(), w.spring_source),
+        "maniOpenSpringSet": lambda: (_built(capi.maniBuildSpringSet, w.spring_source),),
+        "maniInitSpringState": lambda: (w.spring_set, w.skeleton),
+        "maniSpringState_Step": lambda: (w.moving_spring_state(), w.pose(),
+                                         [0, 0, 0, 0, 0, 0, 1, 1, 1, 1], [0, 0, 0], 1 / 60),
+        "maniSpringState_Apply": lambda: (w.moving_spring_state(), w.pose()),
+        "maniSpringState_Reset": lambda: (w.moving_spring_state(),),
+        "maniSpringState_Save": lambda: (w.moving_spring_state(),),
+        "maniSpringState_Restore": lambda: (w.spring_state(), w.spring_saved),
     }
     by_first = {"clip": clip, "graph": graph, "skeleton": sk, "pose": w.pose,
                 "targets": lambda: w.targets, "influences": lambda: w.influences,
                 "skin": lambda: w.skin, "binding": lambda: w.binding, "instance": w.instance,
-                "map": lambda: w.mirror_map}
+                "map": lambda: w.mirror_map, "set": lambda: w.spring_set}
     calls = {}
     import inspect
     for name in capi.__all__:
