@@ -1,0 +1,549 @@
+"""Compressed clips' compiled code (runtime.core.jit): reading a sample out of the bit stream,
+the open's check of every value the stream holds raw, and the compressor's error search.
+
+The runtime's decode and the compressor's measurement call the same `component` and
+`rotation_w`, so what the compressor measured is what a clip samples, bit for bit: every
+decode step is binary32 arithmetic in a fixed order (no fastmath, so no contraction).
+
+A decoder reads a compressed clip through one int64 table, `meta` (clip/compressed.py builds
+it at the open from the checked sections): the counts, then per track its kind and slot,
+per animated track its first component, per segment its first sample, byte offset, bits a
+sample and where the float tracks start in a sample, and where the rate, segment range and
+bit sections lie in the file's bytes.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..core.jit import kernel
+
+# bits a component at each rate index: 0 holds the segment's minimum, 32 the binary32 value
+BIT_RATES = np.array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 32],
+                     dtype=np.int64)
+RAW = BIT_RATES.size - 1            # the rate index of the raw binary32 value
+KIND_DEFAULT, KIND_CONSTANT, KIND_ANIMATED = 0, 1, 2
+
+# meta's head: counts, then where each table starts in meta
+M_B, M_F, M_A, M_C, M_G, M_S = 0, 1, 2, 3, 4, 5
+M_KIND, M_SLOT, M_COMP, M_START, M_BYTE, M_BPS, M_FBIT = 6, 7, 8, 9, 10, 11, 12
+M_RATES, M_SRANGE, M_BITS = 13, 14, 15
+M_HEAD = 16
+
+MAX_F32 = float(np.finfo(np.float32).max)
+
+
+# ---- one component ---------------------------------------------------------------------
+@kernel
+def read_bits(buf, pos, nb):
+    """`nb` (0 to 32) bits at bit `pos` of the little-endian bit stream in `buf` (bytes past
+    the stream's end are its padding, so 8 bytes from any start are there)."""
+    if nb == 0:
+        return np.uint64(0)
+    at = pos >> 3
+    word = np.uint64(0)
+    for k in range(8):
+        word |= np.uint64(buf[at + k]) << np.uint64(8 * k)
+    word >>= np.uint64(pos & 7)
+    return word & ((np.uint64(1) << np.uint64(nb)) - np.uint64(1))
+
+
+@kernel
+def component(q, nb, smin, sext, cmin, cext):
+    """A component's binary32 value from its quantized bits: the segment's range within the
+    clip's, then the clip's range; 32 bits are the value itself."""
+    if nb == 32:
+        return np.array([np.uint32(q)], dtype=np.uint32).view(np.float32)[0]
+    lo = np.float32(smin) / np.float32(255.0)
+    ext = np.float32(sext) / np.float32(255.0)
+    n = lo
+    if nb:
+        n = lo + ext * (np.float32(q) / np.float32((1 << nb) - 1))
+    return np.float32(cmin) + np.float32(cext) * n
+
+
+@kernel
+def rotation_w(x, y, z):
+    """The dropped w (kept at or above 0) from x y z; x y z scaled to unit length when the
+    quantized three are longer than 1. Binary32."""
+    s = x * x + y * y + z * z
+    one = np.float32(1.0)
+    if s >= one:
+        r = np.float32(math.sqrt(s))
+        return x / r, y / r, z / r, np.float32(0.0)
+    return x, y, z, np.float32(math.sqrt(one - s))
+
+
+# ---- decoding ---------------------------------------------------------------------------
+@kernel
+def segment_of(meta, k):
+    """The segment holding sample k (a search of the segments' first samples)."""
+    start = meta[M_START]
+    lo, hi = 0, meta[M_G] - 1
+    while lo < hi:
+        mid = (lo + hi + 1) >> 1
+        if meta[start + mid] <= k:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+@kernel
+def _track_value(buf, meta, ranges, g, a, pos, width, out, col):
+    """Decodes an animated track's `width` components at bit `pos` into out[col:col + width];
+    returns the position after them."""
+    nb = BIT_RATES[buf[meta[M_RATES] + g * meta[M_A] + a]]
+    c0 = meta[meta[M_COMP] + a]
+    sr = meta[M_SRANGE] + 2 * (g * meta[M_C] + c0)
+    bits = meta[M_BITS]
+    for c in range(width):
+        q = read_bits(buf, bits * 8 + pos, nb)
+        out[col + c] = component(q, nb, buf[sr + 2 * c], buf[sr + 2 * c + 1],
+                                 ranges[c0 + c, 0], ranges[c0 + c, 1])
+        pos += nb
+    return pos
+
+
+@kernel
+def _bone_row(buf, meta, consts, ranges, base, b, g, pos, row):
+    """Tracked bone b of a sample whose bone b bits start at `pos`, into row (10 floats);
+    returns the position past its bits."""
+    kinds, slots = meta[M_KIND], meta[M_SLOT]
+    for p in range(3):
+        t = 3 * b + p
+        col = 3 * p if p < 2 else 7
+        kind = meta[kinds + t]
+        slot = meta[slots + t]
+        width = 4 if p == 1 else 3
+        if kind == KIND_DEFAULT:
+            for c in range(width):
+                row[col + c] = base[b, col + c]
+        elif kind == KIND_CONSTANT:
+            for c in range(width):
+                row[col + c] = consts[slot + c]
+        else:
+            pos = _track_value(buf, meta, ranges, g, slot, pos, 3, row, col)
+            if p == 1:
+                row[3], row[4], row[5], row[6] = rotation_w(row[3], row[4], row[5])
+    return pos
+
+
+@kernel
+def _skip(buf, meta, b, g):
+    """The bits tracked bone b's animated tracks take in a sample of segment g."""
+    n = 0
+    for p in range(3):
+        t = 3 * b + p
+        if meta[meta[M_KIND] + t] == KIND_ANIMATED:
+            a = meta[meta[M_SLOT] + t]
+            n += 3 * BIT_RATES[buf[meta[M_RATES] + g * meta[M_A] + a]]
+    return n
+
+
+@kernel
+def _sample_start(meta, g, k):
+    return meta[meta[M_BYTE] + g] * 8 + (k - meta[meta[M_START] + g]) * meta[meta[M_BPS] + g]
+
+
+@kernel
+def decode_bones(buf, meta, consts, ranges, base, k, rows, out):
+    """Sample k's tracked bones `rows` (increasing) into out[r] (10 floats each); only their
+    bits are decoded, the others skipped over."""
+    g = segment_of(meta, k)
+    start = _sample_start(meta, g, k)
+    b = 0
+    for r in range(rows.size):
+        want = rows[r]
+        while b < want:
+            start += _skip(buf, meta, b, g)
+            b += 1
+        start = _bone_row(buf, meta, consts, ranges, base, b, g, start, out[r])
+        b += 1
+
+
+@kernel
+def _hemisphere(a, b):
+    """b's rotation turned into a's hemisphere; their dot product, binary32."""
+    d = a[3] * b[3] + a[4] * b[4] + a[5] * b[5] + a[6] * b[6]
+    if d < 0:
+        for c in range(3, 7):
+            b[c] = -b[c]
+        d = -d
+    return d
+
+
+@kernel
+def decode_pair(buf, meta, consts, ranges, base, i, j, a, b, dots):
+    """Samples i and j of every tracked bone into a and b ((B, 10) each), b's rotations in a's
+    hemisphere, and their dot products (nlerp's lengths) into dots."""
+    nb = a.shape[0]
+    g = segment_of(meta, i)
+    pos = _sample_start(meta, g, i)
+    for r in range(nb):
+        pos = _bone_row(buf, meta, consts, ranges, base, r, g, pos, a[r])
+    g = segment_of(meta, j)
+    pos = _sample_start(meta, g, j)
+    for r in range(nb):
+        pos = _bone_row(buf, meta, consts, ranges, base, r, g, pos, b[r])
+        dots[r] = _hemisphere(a[r], b[r])
+
+
+@kernel
+def decode_pairs(buf, meta, consts, ranges, base, first, second, a, b, dots):
+    """decode_pair for each of the times' sample pairs: into a[k], b[k] and dots[k]."""
+    for k in range(first.size):
+        decode_pair(buf, meta, consts, ranges, base, first[k], second[k], a[k], b[k], dots[k])
+
+
+@kernel
+def decode_all(buf, meta, consts, ranges, base, out, dots):
+    """Every sample into out (S, B, 10), each rotation in the previous sample's hemisphere
+    (as a full clip keeps them), and each sample's dot products with the next into dots."""
+    nb = out.shape[1]
+    for k in range(out.shape[0]):
+        g = segment_of(meta, k)
+        pos = _sample_start(meta, g, k)
+        for r in range(nb):
+            pos = _bone_row(buf, meta, consts, ranges, base, r, g, pos, out[k, r])
+            if k:
+                dots[k - 1, r] = _hemisphere(out[k - 1, r], out[k, r])
+
+
+@kernel
+def decode_floats(buf, meta, consts, ranges, k, out):
+    """Sample k's float tracks into out (F floats)."""
+    nbones, nf = meta[M_B], meta[M_F]
+    g = segment_of(meta, k)
+    pos = _sample_start(meta, g, k) + meta[meta[M_FBIT] + g]
+    for f in range(nf):
+        t = 3 * nbones + f
+        kind = meta[meta[M_KIND] + t]
+        slot = meta[meta[M_SLOT] + t]
+        if kind == KIND_DEFAULT:
+            out[f] = 0.0
+        elif kind == KIND_CONSTANT:
+            out[f] = consts[slot]
+        else:
+            pos = _track_value(buf, meta, ranges, g, slot, pos, 1, out, f)
+
+
+@kernel
+def decode_floats_pairs(buf, meta, consts, ranges, first, second, a, b):
+    """decode_floats of each pair: sample first[k] into a[k], second[k] into b[k]."""
+    for k in range(first.size):
+        decode_floats(buf, meta, consts, ranges, first[k], a[k])
+        decode_floats(buf, meta, consts, ranges, second[k], b[k])
+
+
+@kernel
+def first_bad_raw(buf, meta, ranges, limit):
+    """The open's check of the stream: the bit position (from the stream's start) of the first
+    raw value not finite or at or past `limit` in size, or of the first padding bit set at a
+    segment's end; -1 when there is none."""
+    nbones, nf, na = meta[M_B], meta[M_F], meta[M_A]
+    ntr = 3 * nbones + nf
+    bits = meta[M_BITS]
+    for g in range(meta[M_G]):
+        s0, s1 = meta[meta[M_START] + g], meta[meta[M_START] + g + 1]
+        pos = meta[meta[M_BYTE] + g] * 8
+        for k in range(s0, s1):
+            for t in range(ntr):
+                if meta[meta[M_KIND] + t] != KIND_ANIMATED:
+                    continue
+                a = meta[meta[M_SLOT] + t]
+                nb = BIT_RATES[buf[meta[M_RATES] + g * na + a]]
+                width = 1 if t >= 3 * nbones else 3
+                for c in range(width):
+                    if nb == 32:
+                        q = read_bits(buf, bits * 8 + pos, 32)
+                        v = np.float64(component(q, 32, 0, 0, 0.0, 0.0))
+                        if not abs(v) < limit:
+                            return pos
+                    pos += nb
+        end = (pos + 7) // 8 * 8
+        while pos < end:
+            if read_bits(buf, bits * 8 + pos, 1):
+                return pos
+            pos += 1
+    return -1
+
+
+# ---- the compressor's side --------------------------------------------------------------
+@kernel
+def write_bits(out, pos, value, nb):
+    """Writes `nb` bits of `value` at bit `pos` of a zeroed little-endian bit stream."""
+    for k in range(nb):
+        if (value >> np.uint64(k)) & np.uint64(1):
+            p = pos + k
+            out[p >> 3] |= np.uint8(1 << (p & 7))
+
+
+@kernel
+def quantize(n, nb, smin, sext):
+    """The bits of a normalized value n (in the clip's range) at nb bits within the segment
+    range (smin, sext in 255ths): the nearest level of the decode's grid."""
+    if nb == 0:
+        return np.uint64(0)
+    lo = np.float64(np.float32(smin) / np.float32(255.0))
+    ext = np.float64(np.float32(sext) / np.float32(255.0))
+    top = (1 << nb) - 1
+    if not ext > 0:
+        return np.uint64(0)
+    u = (n - lo) / ext * top
+    q = math.floor(u + 0.5)
+    if q < 0:
+        q = 0
+    if q > top:
+        q = top
+    return np.uint64(q)
+
+
+@kernel
+def _affine(row, m):
+    """A local (10 floats) as its 3 x 4 affine in binary64, the pose's rule: the quaternion's
+    homogeneous rotation matrix, column j scaled by s_j."""
+    tx, ty, tz = np.float64(row[0]), np.float64(row[1]), np.float64(row[2])
+    x, y, z, w = np.float64(row[3]), np.float64(row[4]), np.float64(row[5]), np.float64(row[6])
+    sx, sy, sz = np.float64(row[7]), np.float64(row[8]), np.float64(row[9])
+    xx, yy, zz, ww = x * x, y * y, z * z, w * w
+    m[0, 0], m[0, 1], m[0, 2], m[0, 3] = (ww + xx - yy - zz) * sx, 2 * (x * y - z * w) * sy, 2 * (x * z + y * w) * sz, tx
+    m[1, 0], m[1, 1], m[1, 2], m[1, 3] = 2 * (x * y + z * w) * sx, (ww - xx + yy - zz) * sy, 2 * (y * z - x * w) * sz, ty
+    m[2, 0], m[2, 1], m[2, 2], m[2, 3] = 2 * (x * z - y * w) * sx, 2 * (y * z + x * w) * sy, (ww - xx - yy + zz) * sz, tz
+
+
+@kernel
+def _times(p, l, m):
+    """m = p l for 3 x 4 affines."""
+    for i in range(3):
+        a0, a1, a2 = p[i, 0], p[i, 1], p[i, 2]
+        for j in range(4):
+            m[i, j] = a0 * l[0, j] + a1 * l[1, j] + a2 * l[2, j]
+        m[i, 3] += p[i, 3]
+
+
+@kernel
+def compose_models(parents, locals_, model):
+    """(m, n, 10) locals to (m, n, 3, 4) binary64 model affines (parents before children)."""
+    loc = np.empty((3, 4))
+    for s in range(locals_.shape[0]):
+        for b in range(locals_.shape[1]):
+            p = parents[b]
+            if p >= 0:
+                _affine(locals_[s, b], loc)
+                _times(model[s, p], loc, model[s, b])
+            else:
+                _affine(locals_[s, b], model[s, b])
+
+
+@kernel
+def shell_error(m, ref, d):
+    """The largest distance between the six virtual vertices at +-d on a bone's axes under two
+    affines (the lossy and the reference)."""
+    worst = 0.0
+    for axis in range(3):
+        for sign in (-1.0, 1.0):
+            e2 = 0.0
+            for i in range(3):
+                e = sign * d * (m[i, axis] - ref[i, axis]) + (m[i, 3] - ref[i, 3])
+                e2 += e * e
+            if e2 > worst:
+                worst = e2
+    return math.sqrt(worst)
+
+
+@kernel
+def subtree_error(parents, lossy, raw_locals, raw_model, k, end, d, scratch):
+    """The worst shell error over bones k to end - 1 (bone k's subtree) and the segment's
+    samples, bone k's local taken from `lossy`, its ancestors' and descendants' from the
+    reference: what bone k's own quantization costs its whole subtree."""
+    worst = 0.0
+    loc = np.empty((3, 4))
+    for s in range(lossy.shape[0]):
+        p = parents[k]
+        _affine(lossy[s, k], loc)
+        if p >= 0:
+            _times(raw_model[s, p], loc, scratch[k])
+        else:
+            scratch[k, :, :] = loc
+        e = shell_error(scratch[k], raw_model[s, k], d)
+        if e > worst:
+            worst = e
+        for c in range(k + 1, end):
+            _affine(raw_locals[s, c], loc)
+            _times(scratch[parents[c]], loc, scratch[c])
+            e = shell_error(scratch[c], raw_model[s, c], d)
+            if e > worst:
+                worst = e
+    return worst
+
+
+@kernel
+def chain_error(chain, parents, lossy, raw_model, d, scratch):
+    """The worst shell error of the chain's last bone over the segment's samples, every bone
+    of the chain (root first) taken from `lossy`."""
+    worst = 0.0
+    loc = np.empty((3, 4))
+    last = chain[chain.size - 1]
+    for s in range(lossy.shape[0]):
+        for k in range(chain.size):
+            b = chain[k]
+            _affine(lossy[s, b], loc)
+            if k:
+                _times(scratch[chain[k - 1]], loc, scratch[b])
+            else:
+                scratch[b, :, :] = loc
+        e = shell_error(scratch[last], raw_model[s, last], d)
+        if e > worst:
+            worst = e
+    return worst
+
+
+@kernel
+def _set_track(lossy, bone, part, c0, rate, values, normal, ranges, srange):
+    """Writes an animated bone track's segment samples at a rate into lossy, decoded as a clip
+    decodes them (so the search measures what the clip will play)."""
+    nb = BIT_RATES[rate]
+    col = 3 * part if part < 2 else 7
+    for s in range(lossy.shape[0]):
+        v = np.empty(3, dtype=np.float32)
+        for c in range(3):
+            k = c0 + c
+            if nb == 32:
+                v[c] = values[s, k]
+            else:
+                q = quantize(normal[s, k], nb, srange[k, 0], srange[k, 1])
+                v[c] = component(q, nb, srange[k, 0], srange[k, 1], ranges[k, 0], ranges[k, 1])
+        if part == 1:
+            x, y, z, w = rotation_w(v[0], v[1], v[2])
+            lossy[s, bone, 3], lossy[s, bone, 4], lossy[s, bone, 5], lossy[s, bone, 6] = x, y, z, w
+        else:
+            for c in range(3):
+                lossy[s, bone, col + c] = v[c]
+
+
+@kernel
+def choose_bone_rates(parents, ends, raw_locals, raw_model, tracks, values, normal, ranges,
+                      srange, precision, d, rates):
+    """A segment's bit rates for the bones' animated tracks (tracks: rows of bone, part, first
+    component), the fewest bits keeping every bone's shell within `precision` at every sample,
+    measured in model space. First each track alone (the others exact) at the fewest bits
+    that keep its bone's whole subtree within the precision; then, bone by bone from the
+    roots, while a bone's shell is outside it with every track at its rate, the track of the
+    bone or an ancestor whose next rate buys the most error per bit is raised."""
+    n = parents.size
+    lossy = raw_locals.copy()
+    scratch = np.zeros((n, 3, 4))
+    nt = tracks.shape[0]
+    for t in range(nt):
+        bone, part, c0 = tracks[t, 0], tracks[t, 1], tracks[t, 2]
+        lo, hi = 0, RAW
+        while lo < hi:
+            mid = (lo + hi) // 2
+            _set_track(lossy, bone, part, c0, mid, values, normal, ranges, srange)
+            if subtree_error(parents, lossy, raw_locals, raw_model, bone, ends[bone], d, scratch) <= precision:
+                hi = mid
+            else:
+                lo = mid + 1
+        rates[t] = lo
+        col = 3 * part if part < 2 else 7
+        width = 4 if part == 1 else 3
+        for s in range(lossy.shape[0]):
+            for c in range(width):
+                lossy[s, bone, col + c] = raw_locals[s, bone, col + c]
+    for t in range(nt):
+        _set_track(lossy, tracks[t, 0], tracks[t, 1], tracks[t, 2], rates[t], values, normal, ranges, srange)
+    # the tracks of each bone, to find a chain's
+    first = np.full(n + 1, nt, dtype=np.int64)
+    for t in range(nt - 1, -1, -1):
+        first[tracks[t, 0]] = t
+    chain = np.empty(n, dtype=np.int64)
+    for _ in range(64):
+        changed = False
+        for k in range(n):
+            depth = 0
+            b = k
+            while b >= 0:
+                chain[depth] = b
+                depth += 1
+                b = parents[b]
+            path = chain[:depth][::-1].copy()
+            err = chain_error(path, parents, lossy, raw_model, d, scratch)
+            while err > precision:
+                best, best_gain, best_err = -1, -np.inf, err
+                for u in range(depth):
+                    b = path[u]
+                    t = first[b]
+                    while t < nt and tracks[t, 0] == b:
+                        r = rates[t]
+                        if r < RAW:
+                            _set_track(lossy, b, tracks[t, 1], tracks[t, 2], r + 1, values, normal, ranges, srange)
+                            e = chain_error(path, parents, lossy, raw_model, d, scratch)
+                            _set_track(lossy, b, tracks[t, 1], tracks[t, 2], r, values, normal, ranges, srange)
+                            gain = (err - e) / (BIT_RATES[r + 1] - BIT_RATES[r])
+                            if gain > best_gain:
+                                best, best_gain, best_err = t, gain, e
+                        t += 1
+                if best < 0:
+                    break               # every track of the chain raw: as close as it gets
+                rates[best] += 1
+                _set_track(lossy, tracks[best, 0], tracks[best, 1], tracks[best, 2], rates[best],
+                           values, normal, ranges, srange)
+                err = best_err
+                changed = True
+        if not changed:
+            break
+
+
+@kernel
+def choose_float_rates(tracks, values, normal, ranges, srange, tolerance, rates):
+    """A segment's bit rates for its animated float tracks (tracks: their components): the
+    fewest bits keeping each within the tolerance at every sample."""
+    for t in range(tracks.size):
+        k = tracks[t]
+        r = 0
+        while r < RAW:
+            nb = BIT_RATES[r]
+            ok = True
+            for s in range(values.shape[0]):
+                q = quantize(normal[s, k], nb, srange[k, 0], srange[k, 1])
+                v = component(q, nb, srange[k, 0], srange[k, 1], ranges[k, 0], ranges[k, 1])
+                if not abs(np.float64(v) - np.float64(values[s, k])) <= tolerance:
+                    ok = False
+                    break
+            if ok:
+                break
+            r += 1
+        rates[t] = r
+
+
+@kernel
+def pack(starts, rates, comp, width, values, normal, srange, seg_at, out):
+    """The bit stream: segment by segment from its byte, sample by sample, each animated track's
+    components at its rate in the segment."""
+    for g in range(starts.size - 1):
+        pos = seg_at[g] * 8
+        for s in range(starts[g], starts[g + 1]):
+            for a in range(comp.size):
+                nb = BIT_RATES[rates[g, a]]
+                for c in range(width[a]):
+                    k = comp[a] + c
+                    if nb == 32:
+                        q = np.uint64(np.array([values[s, k]], dtype=np.float32).view(np.uint32)[0])
+                    else:
+                        q = quantize(normal[s, k], nb, srange[g, k, 0], srange[g, k, 1])
+                    write_bits(out, pos, q, nb)
+                    pos += nb
+
+
+@kernel
+def worst_shell(model, ref, d):
+    """The worst shell error over (S, n) models against the reference: (error, bone, sample)."""
+    worst, bone, sample = 0.0, 0, 0
+    for s in range(model.shape[0]):
+        for b in range(model.shape[1]):
+            e = shell_error(model[s, b], ref[s, b], d)
+            if e > worst:
+                worst, bone, sample = e, b, s
+    return worst, bone, sample
