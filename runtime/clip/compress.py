@@ -44,6 +44,7 @@ from ..core.transform import IDENTITY
 from ..pose.skeleton import Skeleton
 
 SEGMENT_SAMPLES = 16        # ACL's ideal: ranges tight enough, few enough segment headers
+SHARE = 0.5                 # of the precision a component may spend alone, before the chains
 
 
 @dataclass
@@ -131,13 +132,12 @@ def compress(clip: Clip, skeleton: Skeleton, options: CompressOptions) -> tuple[
     base = (np.tile(IDENTITY, (b, 1)) if clip.is_additive else skeleton.rests[bones]).astype(np.float32)
     parts = clip._parts
 
-    kinds, consts, values, comp_of, widths = _fold(samples, floats, base, parts)
-    animated = kinds == ck.KIND_ANIMATED
-    a = int(animated.sum())
-    values = np.ascontiguousarray(values, dtype=np.float32)
-    ranges, normal = _ranges(values)
+    kinds, consts, animated = _fold(samples, floats, base, parts)
+    a = len(animated)
     starts = _segments(s)
     g = starts.size - 1
+    values, kept, ranges, drops = _kept_components(animated, starts, b)
+    normal, seg_ranges = _normalized(values, kept, ranges, starts)
     srange = _segment_ranges(normal, starts)
 
     # the search, segment by segment
@@ -148,34 +148,39 @@ def compress(clip: Clip, skeleton: Skeleton, options: CompressOptions) -> tuple[
     ends = skeleton.ends.astype(np.int64)
     raw_model = np.empty((s, n, 3, 4))
     ck.compose_models(parents, raw_locals, raw_model)
-    track_ids = np.flatnonzero(animated)
-    bone_tracks = track_ids[track_ids < 3 * b]
-    table = np.stack([bones[bone_tracks // 3], bone_tracks % 3, comp_of[bone_tracks]], axis=1) \
-        .astype(np.int64).reshape(-1, 3)
-    float_comps = comp_of[track_ids[track_ids >= 3 * b]].astype(np.int64)
-    rates = np.zeros((g, a), dtype=np.uint8)
-    nb_bone = table.shape[0]
+    widths = np.array([1 if t >= 3 * b else 3 for t, _ in animated], dtype=np.int64)
+    comp = np.concatenate([[0], np.cumsum(widths)])[:-1].astype(np.int64)
+    is_bone = np.array([t < 3 * b for t, _ in animated], dtype=bool)
+    track_of = np.array([t for t, _ in animated], dtype=np.int64)
+    table = np.zeros((int(is_bone.sum()), 4), dtype=np.int64)
+    table[:, 0] = bones[track_of[is_bone] // 3]
+    table[:, 1] = track_of[is_bone] % 3
+    table[:, 2] = comp[is_bone]
+    float_comps = comp[~is_bone]
+    cs = values.shape[1]
+    rates = np.zeros((g, cs), dtype=np.uint8)
+    drop_at = comp[is_bone & (track_of % 3 == 1)]     # a rotation's first kept component
     for k in range(g):
         lo, hi = int(starts[k]), int(starts[k + 1])
-        seg_rates = np.zeros(nb_bone, dtype=np.int64)
-        if nb_bone:
+        table[:, 3] = drops[k, is_bone]
+        chosen = np.zeros(cs, dtype=np.int64)
+        if table.shape[0]:
             ck.choose_bone_rates(parents, ends, raw_locals[lo:hi], raw_model[lo:hi], table,
-                                 values[lo:hi], normal[lo:hi], ranges, srange[k],
-                                 float(options.precision), float(options.shell_distance), seg_rates)
-        frates = np.zeros(float_comps.size, dtype=np.int64)
+                                 values[lo:hi], normal[lo:hi], seg_ranges[k], srange[k],
+                                 float(options.precision), SHARE, float(options.shell_distance),
+                                 chosen)
         if float_comps.size:
-            ck.choose_float_rates(float_comps, values[lo:hi], normal[lo:hi], ranges, srange[k],
-                                  float(options.float_tolerance), frates)
-        rates[k] = np.concatenate([seg_rates, frates]).astype(np.uint8)
+            ck.choose_float_rates(float_comps, values[lo:hi], normal[lo:hi], seg_ranges[k], srange[k],
+                                  float(options.float_tolerance), chosen)
+        chosen[drop_at] |= drops[k, is_bone & (track_of % 3 == 1)].astype(np.int64) << ck.DROP_SHIFT
+        rates[k] = chosen
 
     # the stream
-    a_comp = comp_of[track_ids].astype(np.int64)
-    a_width = widths[track_ids].astype(np.int64)
-    bps = (ck.BIT_RATES[rates] * a_width[None, :]).sum(axis=1) if a else np.zeros(g, np.int64)
+    bps = ck.BIT_RATES[rates & ck.RATE_MASK].sum(axis=1)
     seg_bytes = (np.diff(starts) * bps + 7) // 8
     seg_at = np.concatenate([[0], np.cumsum(seg_bytes)]).astype(np.int64)
     stream = np.zeros(int(seg_at[-1]) + PAD, dtype=np.uint8)
-    ck.pack(starts, rates, a_comp, a_width, values, normal, srange, seg_at, stream)
+    ck.pack(starts, rates, values, normal, srange, seg_at, stream)
 
     data = _write(clip, kinds, consts, ranges, starts, rates, srange, stream)
     report = _measure(data, clip, skeleton, options, raw_model, floats)
@@ -187,65 +192,103 @@ def compress(clip: Clip, skeleton: Skeleton, options: CompressOptions) -> tuple[
     report.default_tracks = int((kinds == ck.KIND_DEFAULT).sum())
     report.constant_tracks = int((kinds == ck.KIND_CONSTANT).sum())
     report.animated_tracks = a
-    report.histogram = np.bincount(rates.reshape(-1), minlength=ck.BIT_RATES.size).astype(np.int64)
+    report.histogram = np.bincount((rates & ck.RATE_MASK).reshape(-1),
+                                   minlength=ck.BIT_RATES.size).astype(np.int64)
     return data, report
 
 
 # ---- the steps -----------------------------------------------------------------------------
 def _fold(samples, floats, base, parts):
-    """Each track's kind; the constants; the animated components' values at every sample (S, C)
-    (rotations x y z with w made at least 0); each track's first component and width."""
+    """Each track's kind, the constants in track order, and each animated track with its
+    values at every sample: [(track, (S, 3, 4 or 1) binary32)]."""
     s, b = samples.shape[:2]
     f = floats.shape[1]
-    const_w, comp_w = track_widths(b, f)
     kinds = np.zeros(3 * b + f, dtype=np.uint8)
-    consts, columns = [], []
+    consts, animated = [], []
     cols = (slice(0, 3), slice(3, 7), slice(7, 10))
-    signs = np.where(samples[:, :, 6:7] < 0, np.float32(-1), np.float32(1))
     for r in range(b):
         for p, (bit, sl) in enumerate(zip((PART_T, PART_R, PART_S), cols)):
             x = samples[:, r, sl]
             if not parts[r] & bit or (x == base[r, sl]).all():
                 continue
-            if (x == x[0]).all():
-                kinds[3 * r + p] = ck.KIND_CONSTANT
+            constant = (x == x[0]).all()
+            kinds[3 * r + p] = ck.KIND_CONSTANT if constant else ck.KIND_ANIMATED
+            if constant:
                 consts.append(x[0])
-                continue
-            kinds[3 * r + p] = ck.KIND_ANIMATED
-            columns.append((x * signs[:, r])[:, :3] if p == 1 else x)
+            else:
+                animated.append((3 * r + p, x))
     for t in range(f):
-        x = floats[:, t]
+        x = floats[:, t:t + 1]
         if (x == 0).all():
             continue
-        if (x == x[0]).all():
-            kinds[3 * b + t] = ck.KIND_CONSTANT
-            consts.append(x[:1])
-            continue
-        kinds[3 * b + t] = ck.KIND_ANIMATED
-        columns.append(x[:, None])
-    animated = kinds == ck.KIND_ANIMATED
-    comp_of = np.concatenate([[0], np.cumsum(np.where(animated, comp_w, 0))])[:-1]
-    values = np.concatenate(columns, axis=1) if columns else np.zeros((s, 0), np.float32)
+        constant = (x == x[0]).all()
+        kinds[3 * b + t] = ck.KIND_CONSTANT if constant else ck.KIND_ANIMATED
+        if constant:
+            consts.append(x[0])
+        else:
+            animated.append((3 * b + t, x))
     consts = np.concatenate(consts).astype(np.float32) if consts else np.zeros(0, np.float32)
-    return kinds, consts, values, comp_of, comp_w
+    return kinds, consts, animated
 
 
-def _ranges(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each component's clip range (binary32 minimum rounded down, extent rounded up, so the
-    range holds every value) and the values normalized in it (binary64, 0 to 1)."""
-    v = values.astype(np.float64)
-    lo = v.min(axis=0) if v.size else np.zeros(values.shape[1])
-    hi = v.max(axis=0) if v.size else np.zeros(values.shape[1])
-    mn = lo.astype(np.float32)
-    mn = np.where(mn.astype(np.float64) > lo, np.nextafter(mn, np.float32(-np.inf)), mn)
-    ext = (hi - mn.astype(np.float64)).astype(np.float32)
-    ext = np.where(mn.astype(np.float64) + ext.astype(np.float64) < hi,
-                   np.nextafter(ext, np.float32(np.inf)), ext)
-    ranges = np.ascontiguousarray(np.stack([mn, ext], axis=1), dtype=np.float32)
-    e = ext.astype(np.float64)
+def _kept_components(animated, starts: np.ndarray, b: int):
+    """What the stream holds: (S, C) the kept components' values; (S, C) each one's place in
+    the clip ranges; the (R, 2) clip ranges; (G, A) each rotation's dropped component in each
+    segment. A rotation drops, segment by segment, the component whose smallest size there
+    is the largest (ACL drops w; the largest keeps a rotation near a half turn exact), its
+    sign fixed at or above 0 at every sample."""
+    s = int(starts[-1])
+    g = starts.size - 1
+    seg = np.repeat(np.arange(g), np.diff(starts))
+    columns, places, ranges = [], [], []
+    drops = np.zeros((g, len(animated)), dtype=np.uint8)
+    for a, (t, x) in enumerate(animated):
+        at = len(ranges)
+        if t < 3 * b and t % 3 == 1:
+            smallest = np.minimum.reduceat(np.abs(x), starts[:-1], axis=0)        # (G, 4)
+            drop = np.argmax(smallest, axis=1)
+            drops[:, a] = drop
+            d = drop[seg]
+            sign = np.where(np.take_along_axis(x, d[:, None], axis=1) < 0, np.float32(-1), np.float32(1))
+            fixed = x * sign
+            keep = np.array([[c for c in range(4) if c != k] for k in range(4)])[d]   # (S, 3)
+            columns.append(np.take_along_axis(fixed, keep, axis=1))
+            places.append(at + keep)
+            for c in range(4):
+                held = fixed[d != c, c]
+                ranges.append(_range(held.min(), held.max()) if held.size else (0.0, 0.0))
+        else:
+            columns.append(x)
+            places.append(np.broadcast_to(at + np.arange(x.shape[1]), x.shape))
+            ranges += [_range(x[:, c].min(), x[:, c].max()) for c in range(x.shape[1])]
+    values = np.ascontiguousarray(np.concatenate(columns, axis=1) if columns else np.zeros((s, 0)),
+                                  dtype=np.float32)
+    kept = np.concatenate(places, axis=1) if places else np.zeros((s, 0), np.int64)
+    table = np.array(ranges, dtype=np.float32).reshape(-1, 2)
+    return values, kept, table, drops
+
+
+def _range(lo, hi) -> tuple[np.float32, np.float32]:
+    """A binary32 range holding [lo, hi]: the minimum rounded down, the extent up."""
+    lo, hi = float(lo), float(hi)
+    mn = np.float32(lo)
+    if float(mn) > lo:
+        mn = np.nextafter(mn, np.float32(-np.inf))
+    ext = np.float32(hi - float(mn))
+    if float(mn) + float(ext) < hi:
+        ext = np.nextafter(ext, np.float32(np.inf))
+    return mn, ext
+
+
+def _normalized(values, kept, ranges, starts):
+    """The kept values normalized in their clip ranges (binary64, 0 to 1), and (G, C, 2) the
+    clip range of each kept component in each segment, as the search and the stream use."""
+    mn = ranges[kept, 0].astype(np.float64)
+    ext = ranges[kept, 1].astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        normal = np.where(e > 0, (v - mn.astype(np.float64)) / np.where(e > 0, e, 1), 0.0)
-    return ranges, np.ascontiguousarray(np.clip(normal, 0.0, 1.0))
+        normal = np.where(ext > 0, (values - mn) / np.where(ext > 0, ext, 1.0), 0.0)
+    seg_ranges = np.ascontiguousarray(ranges[kept[starts[:-1]]], dtype=np.float32)
+    return np.ascontiguousarray(np.clip(normal, 0.0, 1.0)), seg_ranges
 
 
 def _segments(s: int) -> np.ndarray:

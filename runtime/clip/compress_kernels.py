@@ -2,7 +2,7 @@
 the open's check of every value the stream holds raw, and the compressor's error search.
 
 The runtime's decode and the compressor's measurement call the same `component` and
-`rotation_w`, so what the compressor measured is what a clip samples, bit for bit: every
+`place_rotation`, so what the compressor measured is what a clip samples, bit for bit: every
 decode step is binary32 arithmetic in a fixed order (no fastmath, so no contraction).
 
 A decoder reads a compressed clip through one int64 table, `meta` (clip/compressed.py builds
@@ -27,9 +27,10 @@ KIND_DEFAULT, KIND_CONSTANT, KIND_ANIMATED = 0, 1, 2
 
 # meta's head: counts, then where each table starts in meta
 M_B, M_F, M_A, M_C, M_G, M_S = 0, 1, 2, 3, 4, 5
-M_KIND, M_SLOT, M_COMP, M_START, M_BYTE, M_BPS, M_FBIT = 6, 7, 8, 9, 10, 11, 12
-M_RATES, M_SRANGE, M_BITS = 13, 14, 15
-M_HEAD = 16
+M_KIND, M_SLOT, M_COMP, M_SCOMP, M_START, M_BYTE, M_BPS, M_FBIT = 6, 7, 8, 9, 10, 11, 12, 13
+M_RATES, M_SRANGE, M_BITS = 14, 15, 16
+M_HEAD = 17
+RATE_MASK, DROP_SHIFT = 31, 5     # a CRAT byte: the rate index, and a rotation's dropped component
 
 MAX_F32 = float(np.finfo(np.float32).max)
 
@@ -64,15 +65,26 @@ def component(q, nb, smin, sext, cmin, cext):
 
 
 @kernel
-def rotation_w(x, y, z):
-    """The dropped w (kept at or above 0) from x y z; x y z scaled to unit length when the
-    quantized three are longer than 1. Binary32."""
-    s = x * x + y * y + z * z
+def place_rotation(row, drop, v0, v1, v2):
+    """row[3:7] from a rotation's three kept components (in order, the dropped one left out):
+    the dropped one rebuilt at or above 0 (its sign was fixed so), or 0 with the three scaled
+    to unit length when the quantized three are longer than 1. Binary32."""
+    s = v0 * v0 + v1 * v1 + v2 * v2
     one = np.float32(1.0)
     if s >= one:
         r = np.float32(math.sqrt(s))
-        return x / r, y / r, z / r, np.float32(0.0)
-    return x, y, z, np.float32(math.sqrt(one - s))
+        v0, v1, v2 = v0 / r, v1 / r, v2 / r
+        d = np.float32(0.0)
+    else:
+        d = np.float32(math.sqrt(one - s))
+    if drop == 0:
+        row[3], row[4], row[5], row[6] = d, v0, v1, v2
+    elif drop == 1:
+        row[3], row[4], row[5], row[6] = v0, d, v1, v2
+    elif drop == 2:
+        row[3], row[4], row[5], row[6] = v0, v1, d, v2
+    else:
+        row[3], row[4], row[5], row[6] = v0, v1, v2, d
 
 
 # ---- decoding ---------------------------------------------------------------------------
@@ -91,18 +103,45 @@ def segment_of(meta, k):
 
 
 @kernel
+def _rate(buf, meta, g, k):
+    """Kept component k's CRAT byte in segment g."""
+    return buf[meta[M_RATES] + g * meta[M_C] + k]
+
+
+@kernel
 def _track_value(buf, meta, ranges, g, a, pos, width, out, col):
-    """Decodes an animated track's `width` components at bit `pos` into out[col:col + width];
-    returns the position after them."""
-    nb = BIT_RATES[buf[meta[M_RATES] + g * meta[M_A] + a]]
-    c0 = meta[meta[M_COMP] + a]
-    sr = meta[M_SRANGE] + 2 * (g * meta[M_C] + c0)
+    """Decodes an animated translation, scale or float track's `width` components at bit `pos`
+    into out[col:col + width]; returns the position after them."""
+    rc = meta[meta[M_COMP] + a]
+    sc = meta[meta[M_SCOMP] + a]
+    sr = meta[M_SRANGE] + 2 * (g * meta[M_C] + sc)
     bits = meta[M_BITS]
     for c in range(width):
+        nb = BIT_RATES[_rate(buf, meta, g, sc + c) & RATE_MASK]
         q = read_bits(buf, bits * 8 + pos, nb)
         out[col + c] = component(q, nb, buf[sr + 2 * c], buf[sr + 2 * c + 1],
-                                 ranges[c0 + c, 0], ranges[c0 + c, 1])
+                                 ranges[rc + c, 0], ranges[rc + c, 1])
         pos += nb
+    return pos
+
+
+@kernel
+def _rotation_value(buf, meta, ranges, g, a, pos, row):
+    """Decodes an animated rotation at bit `pos` into row[3:7]: its three kept components, each
+    in its own range of the rotation's four, and the dropped one rebuilt."""
+    rc = meta[meta[M_COMP] + a]
+    sc = meta[meta[M_SCOMP] + a]
+    drop = _rate(buf, meta, g, sc) >> DROP_SHIFT
+    sr = meta[M_SRANGE] + 2 * (g * meta[M_C] + sc)
+    bits = meta[M_BITS]
+    v = np.empty(3, dtype=np.float32)
+    for c in range(3):
+        k = c if c < drop else c + 1
+        nb = BIT_RATES[_rate(buf, meta, g, sc + c) & RATE_MASK]
+        q = read_bits(buf, bits * 8 + pos, nb)
+        v[c] = component(q, nb, buf[sr + 2 * c], buf[sr + 2 * c + 1], ranges[rc + k, 0], ranges[rc + k, 1])
+        pos += nb
+    place_rotation(row, drop, v[0], v[1], v[2])
     return pos
 
 
@@ -123,10 +162,10 @@ def _bone_row(buf, meta, consts, ranges, base, b, g, pos, row):
         elif kind == KIND_CONSTANT:
             for c in range(width):
                 row[col + c] = consts[slot + c]
+        elif p == 1:
+            pos = _rotation_value(buf, meta, ranges, g, slot, pos, row)
         else:
             pos = _track_value(buf, meta, ranges, g, slot, pos, 3, row, col)
-            if p == 1:
-                row[3], row[4], row[5], row[6] = rotation_w(row[3], row[4], row[5])
     return pos
 
 
@@ -137,8 +176,9 @@ def _skip(buf, meta, b, g):
     for p in range(3):
         t = 3 * b + p
         if meta[meta[M_KIND] + t] == KIND_ANIMATED:
-            a = meta[meta[M_SLOT] + t]
-            n += 3 * BIT_RATES[buf[meta[M_RATES] + g * meta[M_A] + a]]
+            sc = meta[meta[M_SCOMP] + meta[meta[M_SLOT] + t]]
+            for c in range(3):
+                n += BIT_RATES[_rate(buf, meta, g, sc + c) & RATE_MASK]
     return n
 
 
@@ -242,7 +282,7 @@ def first_bad_raw(buf, meta, ranges, limit):
     """The open's check of the stream: the bit position (from the stream's start) of the first
     raw value not finite or at or past `limit` in size, or of the first padding bit set at a
     segment's end; -1 when there is none."""
-    nbones, nf, na = meta[M_B], meta[M_F], meta[M_A]
+    nbones, nf = meta[M_B], meta[M_F]
     ntr = 3 * nbones + nf
     bits = meta[M_BITS]
     for g in range(meta[M_G]):
@@ -252,10 +292,10 @@ def first_bad_raw(buf, meta, ranges, limit):
             for t in range(ntr):
                 if meta[meta[M_KIND] + t] != KIND_ANIMATED:
                     continue
-                a = meta[meta[M_SLOT] + t]
-                nb = BIT_RATES[buf[meta[M_RATES] + g * na + a]]
+                sc = meta[meta[M_SCOMP] + meta[meta[M_SLOT] + t]]
                 width = 1 if t >= 3 * nbones else 3
                 for c in range(width):
+                    nb = BIT_RATES[_rate(buf, meta, g, sc + c) & RATE_MASK]
                     if nb == 32:
                         q = read_bits(buf, bits * 8 + pos, 32)
                         v = np.float64(component(q, 32, 0, 0, 0.0, 0.0))
@@ -401,23 +441,24 @@ def chain_error(chain, parents, lossy, raw_model, d, scratch):
 
 
 @kernel
-def _set_track(lossy, bone, part, c0, rate, values, normal, ranges, srange):
-    """Writes an animated bone track's segment samples at a rate into lossy, decoded as a clip
-    decodes them (so the search measures what the clip will play)."""
-    nb = BIT_RATES[rate]
+def _set_track(lossy, bone, part, c0, drop, rates, values, normal, ranges, srange):
+    """Writes an animated bone track's segment samples at its components' rates into lossy,
+    decoded as a clip decodes them (so the search measures what the clip will play). Its
+    components from c0 on in the segment's rates, values, normalized values and ranges; a
+    rotation's dropped one `drop`."""
     col = 3 * part if part < 2 else 7
+    v = np.empty(3, dtype=np.float32)
     for s in range(lossy.shape[0]):
-        v = np.empty(3, dtype=np.float32)
         for c in range(3):
             k = c0 + c
+            nb = BIT_RATES[rates[k]]
             if nb == 32:
                 v[c] = values[s, k]
             else:
                 q = quantize(normal[s, k], nb, srange[k, 0], srange[k, 1])
                 v[c] = component(q, nb, srange[k, 0], srange[k, 1], ranges[k, 0], ranges[k, 1])
         if part == 1:
-            x, y, z, w = rotation_w(v[0], v[1], v[2])
-            lossy[s, bone, 3], lossy[s, bone, 4], lossy[s, bone, 5], lossy[s, bone, 6] = x, y, z, w
+            place_rotation(lossy[s, bone], drop, v[0], v[1], v[2])
         else:
             for c in range(3):
                 lossy[s, bone, col + c] = v[c]
@@ -425,36 +466,43 @@ def _set_track(lossy, bone, part, c0, rate, values, normal, ranges, srange):
 
 @kernel
 def choose_bone_rates(parents, ends, raw_locals, raw_model, tracks, values, normal, ranges,
-                      srange, precision, d, rates):
-    """A segment's bit rates for the bones' animated tracks (tracks: rows of bone, part, first
-    component), the fewest bits keeping every bone's shell within `precision` at every sample,
-    measured in model space. First each track alone (the others exact) at the fewest bits
-    that keep its bone's whole subtree within the precision; then, bone by bone from the
-    roots, while a bone's shell is outside it with every track at its rate, the track of the
-    bone or an ancestor whose next rate buys the most error per bit is raised."""
+                      srange, precision, share, d, rates):
+    """A segment's bit rates for the bones' animated components (tracks: rows of bone, part,
+    first component, dropped component; rates: each kept component's, written for these),
+    the fewest bits keeping every bone's shell within `precision` at every sample, measured
+    in model space. First each component alone (the others exact) at the fewest bits that
+    keep its bone's whole subtree within `share` of the precision; then, bone by bone from
+    the roots, while a bone's shell is outside the precision with every component at its
+    rate, the component of the bone or an ancestor whose next rate buys the most error per
+    bit is raised; last, each component is lowered while its bone's subtree stays within."""
     n = parents.size
     lossy = raw_locals.copy()
     scratch = np.zeros((n, 3, 4))
     nt = tracks.shape[0]
     for t in range(nt):
-        bone, part, c0 = tracks[t, 0], tracks[t, 1], tracks[t, 2]
-        lo, hi = 0, RAW
-        while lo < hi:
-            mid = (lo + hi) // 2
-            _set_track(lossy, bone, part, c0, mid, values, normal, ranges, srange)
-            if subtree_error(parents, lossy, raw_locals, raw_model, bone, ends[bone], d, scratch) <= precision:
-                hi = mid
-            else:
-                lo = mid + 1
-        rates[t] = lo
-        col = 3 * part if part < 2 else 7
-        width = 4 if part == 1 else 3
-        for s in range(lossy.shape[0]):
-            for c in range(width):
-                lossy[s, bone, col + c] = raw_locals[s, bone, col + c]
+        bone, part, c0, drop = tracks[t, 0], tracks[t, 1], tracks[t, 2], tracks[t, 3]
+        found = np.empty(3, dtype=np.int64)
+        for c in range(3):
+            rates[c0 + c] = RAW
+        for c in range(3):
+            lo, hi = 0, RAW
+            while lo < hi:
+                mid = (lo + hi) // 2
+                rates[c0 + c] = mid
+                _set_track(lossy, bone, part, c0, drop, rates, values, normal, ranges, srange)
+                if subtree_error(parents, lossy, raw_locals, raw_model, bone, ends[bone], d,
+                                 scratch) <= share * precision:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            found[c] = lo
+            rates[c0 + c] = RAW
+        lossy[:, bone] = raw_locals[:, bone]
+        for c in range(3):
+            rates[c0 + c] = found[c]
     for t in range(nt):
-        _set_track(lossy, tracks[t, 0], tracks[t, 1], tracks[t, 2], rates[t], values, normal, ranges, srange)
-    # the tracks of each bone, to find a chain's
+        _set_track(lossy, tracks[t, 0], tracks[t, 1], tracks[t, 2], tracks[t, 3], rates, values,
+                   normal, ranges, srange)
     first = np.full(n + 1, nt, dtype=np.int64)
     for t in range(nt - 1, -1, -1):
         first[tracks[t, 0]] = t
@@ -476,32 +524,83 @@ def choose_bone_rates(parents, ends, raw_locals, raw_model, tracks, values, norm
                     b = path[u]
                     t = first[b]
                     while t < nt and tracks[t, 0] == b:
-                        r = rates[t]
-                        if r < RAW:
-                            _set_track(lossy, b, tracks[t, 1], tracks[t, 2], r + 1, values, normal, ranges, srange)
-                            e = chain_error(path, parents, lossy, raw_model, d, scratch)
-                            _set_track(lossy, b, tracks[t, 1], tracks[t, 2], r, values, normal, ranges, srange)
-                            gain = (err - e) / (BIT_RATES[r + 1] - BIT_RATES[r])
-                            if gain > best_gain:
-                                best, best_gain, best_err = t, gain, e
+                        for c in range(3):
+                            k2 = tracks[t, 2] + c
+                            r = rates[k2]
+                            if r < RAW:
+                                rates[k2] = r + 1
+                                _set_track(lossy, b, tracks[t, 1], tracks[t, 2], tracks[t, 3], rates,
+                                           values, normal, ranges, srange)
+                                e = chain_error(path, parents, lossy, raw_model, d, scratch)
+                                rates[k2] = r
+                                _set_track(lossy, b, tracks[t, 1], tracks[t, 2], tracks[t, 3], rates,
+                                           values, normal, ranges, srange)
+                                gain = (err - e) / (BIT_RATES[r + 1] - BIT_RATES[r])
+                                if gain > best_gain:
+                                    best, best_gain, best_err = 3 * t + c, gain, e
                         t += 1
                 if best < 0:
-                    break               # every track of the chain raw: as close as it gets
-                rates[best] += 1
-                _set_track(lossy, tracks[best, 0], tracks[best, 1], tracks[best, 2], rates[best],
+                    break               # every component of the chain raw: as close as it gets
+                t = best // 3
+                rates[tracks[t, 2] + best % 3] += 1
+                _set_track(lossy, tracks[t, 0], tracks[t, 1], tracks[t, 2], tracks[t, 3], rates,
                            values, normal, ranges, srange)
                 err = best_err
                 changed = True
         if not changed:
             break
+    for t in range(nt):
+        bone, part, c0, drop = tracks[t, 0], tracks[t, 1], tracks[t, 2], tracks[t, 3]
+        for c in range(3):
+            while rates[c0 + c] > 0:
+                rates[c0 + c] -= 1
+                _set_track(lossy, bone, part, c0, drop, rates, values, normal, ranges, srange)
+                if lossy_subtree_error(parents, lossy, raw_model, bone, ends[bone], d, scratch) > precision:
+                    rates[c0 + c] += 1
+                    _set_track(lossy, bone, part, c0, drop, rates, values, normal, ranges, srange)
+                    break
 
 
 @kernel
-def choose_float_rates(tracks, values, normal, ranges, srange, tolerance, rates):
-    """A segment's bit rates for its animated float tracks (tracks: their components): the
+def lossy_subtree_error(parents, lossy, raw_model, k, end, d, scratch):
+    """The worst shell error over bone k's subtree and the segment's samples, every bone (its
+    ancestors too) taken from `lossy`."""
+    worst = 0.0
+    loc = np.empty((3, 4))
+    chain = np.empty(parents.size, dtype=np.int64)
+    depth = 0
+    b = parents[k]
+    while b >= 0:
+        chain[depth] = b
+        depth += 1
+        b = parents[b]
+    for s in range(lossy.shape[0]):
+        for u in range(depth - 1, -1, -1):
+            b = chain[u]
+            _affine(lossy[s, b], loc)
+            if u < depth - 1:
+                _times(scratch[chain[u + 1]], loc, scratch[b])
+            else:
+                scratch[b, :, :] = loc
+        for c in range(k, end):
+            _affine(lossy[s, c], loc)
+            p = parents[c]
+            if p >= 0:
+                _times(scratch[p], loc, scratch[c])
+            else:
+                scratch[c, :, :] = loc
+            e = shell_error(scratch[c], raw_model[s, c], d)
+            if e > worst:
+                worst = e
+    return worst
+
+
+@kernel
+def choose_float_rates(comps, values, normal, ranges, srange, tolerance, rates):
+    """A segment's bit rates for its animated float tracks (comps: their components): the
     fewest bits keeping each within the tolerance at every sample."""
-    for t in range(tracks.size):
-        k = tracks[t]
+    for t in range(comps.size):
+        k = comps[t]
         r = 0
         while r < RAW:
             nb = BIT_RATES[r]
@@ -515,26 +614,24 @@ def choose_float_rates(tracks, values, normal, ranges, srange, tolerance, rates)
             if ok:
                 break
             r += 1
-        rates[t] = r
+        rates[k] = r
 
 
 @kernel
-def pack(starts, rates, comp, width, values, normal, srange, seg_at, out):
-    """The bit stream: segment by segment from its byte, sample by sample, each animated track's
-    components at its rate in the segment."""
+def pack(starts, rates, values, normal, srange, seg_at, out):
+    """The bit stream: segment by segment from its byte, sample by sample, each kept component
+    at its rate in the segment."""
     for g in range(starts.size - 1):
         pos = seg_at[g] * 8
         for s in range(starts[g], starts[g + 1]):
-            for a in range(comp.size):
-                nb = BIT_RATES[rates[g, a]]
-                for c in range(width[a]):
-                    k = comp[a] + c
-                    if nb == 32:
-                        q = np.uint64(np.array([values[s, k]], dtype=np.float32).view(np.uint32)[0])
-                    else:
-                        q = quantize(normal[s, k], nb, srange[g, k, 0], srange[g, k, 1])
-                    write_bits(out, pos, q, nb)
-                    pos += nb
+            for k in range(values.shape[1]):
+                nb = BIT_RATES[rates[g, k] & RATE_MASK]
+                if nb == 32:
+                    q = np.uint64(np.array([values[s, k]], dtype=np.float32).view(np.uint32)[0])
+                else:
+                    q = quantize(normal[s, k], nb, srange[g, k, 0], srange[g, k, 1])
+                write_bits(out, pos, q, nb)
+                pos += nb
 
 
 @kernel

@@ -10,14 +10,18 @@ replaced by these, the CLIP header's first reserved word holding the segment cou
                          only kind of a part no channel animates), 1 constant, 2 animated
     CCON  f32[K]         the constants, in track order: 3 floats a translation or scale,
                          4 a rotation (unit, as the full clip held it), 1 a float track
-    CRNG  f32[C, 2]      each animated component's range over the clip: minimum, extent (at
-                         least 0). Components in track order: 3 a bone part (a rotation's
-                         x y z, its w dropped and at least 0), 1 a float track
+    CRNG  f32[R, 2]      each animated component's range over the clip: minimum, extent (at
+                         least 0), in track order: 3 a translation or scale, 4 a rotation
+                         (x y z w, each over the samples that keep it), 1 a float track
     CSEG  u32[G + 1]     each segment's first sample, from 0 up, then S
-    CRAT  u8[G, A]       each animated track's bit rate index in each segment
-                         (compress_kernels.BIT_RATES: 0 to 19 bits, or 32 for the raw value)
-    CSRN  u8[G, C, 2]    each component's range within the clip's range in each segment, in
-                         255ths: minimum, extent, their sum at most 255
+    CRAT  u8[G, C]       each kept component's bit rate index in each segment (low 5 bits,
+                         compress_kernels.BIT_RATES: 0 to 19 bits, or 32 for the raw value)
+                         and, in a rotation's first kept component, the component it drops
+                         there (bits 5 and 6: 0 x to 3 w, its sign fixed at or above 0 and it
+                         rebuilt from the other three); bit 7 and every other drop field 0
+    CSRN  u8[G, C, 2]    each kept component's range within the clip's range in each segment,
+                         in 255ths: minimum, extent, their sum at most 255 (C components: 3 a
+                         bone part, a rotation's three it keeps, 1 a float track)
     CBIT  u8[N + 8]      the bit stream, little-endian bit order: segment by segment (each
                          from a whole byte), sample by sample, track by track, component by
                          component at its segment's rate; then 8 zero bytes, so a read of 8
@@ -43,11 +47,13 @@ PAD = 8
 TRACK_PART = (1, 2, 4)          # clip.PART_T, PART_R, PART_S by a track's place in its bone
 
 
-def track_widths(tracked: int, floats: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per track: the floats a constant holds and the components an animated one quantizes."""
+def track_widths(tracked: int, floats: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per track: the floats a constant holds, the clip ranges an animated one has and the
+    components it keeps in a segment."""
     const = np.array([3, 4, 3] * tracked + [1] * floats, dtype=np.int64)
-    comps = np.array([3, 3, 3] * tracked + [1] * floats, dtype=np.int64)
-    return const, comps
+    ranges = const
+    kept = np.array([3, 3, 3] * tracked + [1] * floats, dtype=np.int64)
+    return const, ranges, kept
 
 
 class Stream:
@@ -70,7 +76,7 @@ class Stream:
         if bad.size:
             raise FormatError("a part no channel animates is not default", at + int(bad[0]))
 
-        cw, aw = track_widths(b, floats)
+        cw, rw, aw = track_widths(b, floats)
         is_const = kinds == ck.KIND_CONSTANT
         is_anim = kinds == ck.KIND_ANIMATED
         const_at = np.concatenate([[0], np.cumsum(np.where(is_const, cw, 0))])
@@ -78,12 +84,13 @@ class Stream:
         self._check_constants(consts, kinds, const_at, b, c.offset_of(b"CCON"), limit)
         anim_index = np.cumsum(is_anim) - 1
         a = int(is_anim.sum())
+        range_at = np.concatenate([[0], np.cumsum(np.where(is_anim, rw, 0))])
         comp_at = np.concatenate([[0], np.cumsum(np.where(is_anim, aw, 0))])
         ncomp = int(comp_at[-1])
-        ranges = c.array(b"CRNG", "<f4", (ncomp, 2))
+        ranges = c.array(b"CRNG", "<f4", (int(range_at[-1]), 2))
         _check_ranges(ranges, c.offset_of(b"CRNG"), limit)
 
-        c.check_count(segments, segments_at, {b"CSEG": (4, 1), **({b"CRAT": (a, 0)} if a else {}),
+        c.check_count(segments, segments_at, {b"CSEG": (4, 1), **({b"CRAT": (ncomp, 0)} if ncomp else {}),
                                               **({b"CSRN": (2 * ncomp, 0)} if ncomp else {})})
         if not 1 <= segments <= samples:
             raise FormatError(f"{segments} segments for {samples} samples", segments_at)
@@ -96,10 +103,16 @@ class Stream:
             raise FormatError("segments not increasing", s_at + 4 * (int(bad[0]) + 1))
         if starts[-1] != samples:
             raise FormatError("the segments do not end at the last sample", s_at + 4 * segments)
-        rates = c.array(b"CRAT", "<u1", (segments, a))
-        bad = np.flatnonzero(rates.reshape(-1) > ck.RAW)
+        crat = c.array(b"CRAT", "<u1", (segments, ncomp))
+        drops = np.zeros(ncomp, dtype=bool)        # where a rotation's drop field is
+        rot_tracks = np.flatnonzero(is_anim[:3 * b] & (np.arange(3 * b) % 3 == 1))
+        drops[comp_at[rot_tracks]] = True
+        wrong = ((crat & ck.RATE_MASK) > ck.RAW) | (crat >= 128) | \
+            (~drops[None, :] & (crat >> ck.DROP_SHIFT != 0))
+        bad = np.flatnonzero(wrong.reshape(-1))
         if bad.size:
-            raise FormatError("bit rate unknown", c.offset_of(b"CRAT", int(bad[0])))
+            raise FormatError("bit rate or dropped component unknown", c.offset_of(b"CRAT", int(bad[0])))
+        rates = crat & ck.RATE_MASK
         srange = c.array(b"CSRN", "<u1", (segments, ncomp, 2))
         over = srange[..., 0].astype(np.int64) + srange[..., 1] > 255
         bad = np.flatnonzero(over.reshape(-1))
@@ -107,11 +120,9 @@ class Stream:
             raise FormatError("segment range past the clip's", c.offset_of(b"CSRN", 2 * int(bad[0]) + 1))
 
         # bits a sample in each segment: every animated track's components at its rate
-        widths = aw[is_anim]
-        per_track = ck.BIT_RATES[rates] * widths[None, :]
-        bps = per_track.sum(axis=1)
-        bone_tracks = int(is_anim[:3 * b].sum())
-        fbit = per_track[:, :bone_tracks].sum(axis=1)
+        per_comp = ck.BIT_RATES[rates]
+        bps = per_comp.sum(axis=1)
+        fbit = per_comp[:, :int(comp_at[3 * b])].sum(axis=1)
         lengths = np.diff(starts)
         seg_bytes = (lengths * bps + 7) // 8
         seg_at = np.concatenate([[0], np.cumsum(seg_bytes)])
@@ -122,7 +133,8 @@ class Stream:
             raise FormatError("stream padding not zero", b_at + stream.size - PAD + int(np.flatnonzero(pad)[0]))
 
         slots = np.where(is_const, const_at[:-1], np.where(is_anim, anim_index, 0))
-        tables = [kinds.astype(np.int64), slots, comp_at[:-1][is_anim], starts, seg_at[:-1], bps, fbit]
+        tables = [kinds.astype(np.int64), slots, range_at[:-1][is_anim], comp_at[:-1][is_anim],
+                  starts, seg_at[:-1], bps, fbit]
         meta = np.zeros(ck.M_HEAD, dtype=np.int64)
         meta[[ck.M_B, ck.M_F, ck.M_A, ck.M_C, ck.M_G, ck.M_S]] = b, floats, a, ncomp, segments, samples
         at = ck.M_HEAD
