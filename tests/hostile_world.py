@@ -69,6 +69,12 @@ class World:
     def clip(self):
         return rt.Clip(_built(capi.maniBuildClip, self.clip_source))
 
+    @cached_property
+    def compressed_clip(self):
+        b = rt.Builder()
+        capi.maniCompressClip(b, self.clip, self.skeleton, capi.maniDefaultCompressOptions())
+        return rt.Clip(capi.maniBuilder_CopyBuilt(b))
+
     def cursor(self):
         return capi.maniInitClipCursor(None, capi.maniClip_GetCursorSize(self.clip))
 
@@ -262,6 +268,8 @@ def valid_calls(w: World) -> dict:
         "maniWriteGraphJson": lambda: (rt.Builder(), w.graph_source),
         "maniGraphSubset_GetBones": lambda: (w.plan,),
         "maniInitClipCursor": lambda: (None, capi.maniClip_GetCursorSize(w.clip)),
+        "maniCompressClip": lambda: (rt.Builder(), w.clip, w.skeleton, capi.maniDefaultCompressOptions()),
+        "maniClip_IsCompressed": lambda: (w.compressed_clip,),
     }
     by_first = {"clip": clip, "graph": graph, "skeleton": sk, "pose": w.pose,
                 "targets": lambda: w.targets, "influences": lambda: w.influences,

@@ -90,18 +90,18 @@ class CompressReport:
 
 
 def compress_clip(builder: Builder, clip: Clip, skeleton: Skeleton,
-                  options: CompressOptions | None = None) -> CompressReport:
+                  options: CompressOptions) -> CompressReport:
     """maniCompressClip: compresses the clip into the builder, in place of any file before.
 
-    No builder, clip or skeleton, or a bound not finite and above 0, is a misuse; a compressed
-    clip or another skeleton's is refused without one (the clip's file decides them).
+    No builder, clip, skeleton or options (default_compress_options() gives the defaults),
+    or a bound not finite and above 0, is a misuse; a compressed clip or another skeleton's
+    is refused without one (the clip's file decides them).
     """
     if not isinstance(builder, Builder):
         raise InvalidError("no builder")
     builder.enter()
     if not is_open(clip) or not isinstance(skeleton, Skeleton):
         raise builder.refuse("no opened clip or no opened skeleton")
-    options = default_compress_options() if options is None else options
     if not isinstance(options, CompressOptions):
         raise builder.refuse("options are not CompressOptions")
     try:
