@@ -27,6 +27,7 @@ from .graph import (Graph, GraphAssets, GraphBinding, GraphInstance, GraphNamedA
                     GraphSource, GraphSubset, GraphValue, bind, build_graph, build_graph_json,
                     evaluate_batch, evaluate_subset, update_batch, write_graph_json)
 from .graph import source as graph_source
+from .clip.compress import CompressOptions, CompressReport, compress_clip, default_compress_options
 from .pose import (BlendLayer, BoneSource, MaskChain, Pose, PoseBatch, Skeleton, SkeletonSource,
                    add_layers, blend_poses, build_mask, build_skeleton, compute_pose_difference,
                    pose_size)
@@ -58,3 +59,4 @@ __all__ = [
     "skin_blended", "skin_centers", "skin_dual_quaternion", "skin_linear",
     "IDENTITY", "IDENTITY_AFFINE", "decompose_affine",
 ]
+__all__ += ["CompressOptions", "CompressReport", "compress_clip", "default_compress_options"]

@@ -136,7 +136,7 @@ def compress(clip: Clip, skeleton: Skeleton, options: CompressOptions) -> tuple[
     a = len(animated)
     starts = _segments(s)
     g = starts.size - 1
-    values, kept, ranges, drops = _kept_components(animated, starts, b)
+    values, kept, ranges, drops, dropped = _kept_components(animated, starts, b)
     normal, seg_ranges = _normalized(values, kept, ranges, starts)
     srange = _segment_ranges(normal, starts)
 
@@ -176,11 +176,16 @@ def compress(clip: Clip, skeleton: Skeleton, options: CompressOptions) -> tuple[
         rates[k] = chosen
 
     # the stream
-    bps = ck.BIT_RATES[rates & ck.RATE_MASK].sum(axis=1)
+    raw = rates & ck.RATE_MASK
+    exact = ((raw[:, drop_at] == ck.RAW) & (raw[:, drop_at + 1] == ck.RAW)
+             & (raw[:, drop_at + 2] == ck.RAW)).sum(axis=1)
+    bps = ck.BIT_RATES[raw].sum(axis=1) + 32 * exact
     seg_bytes = (np.diff(starts) * bps + 7) // 8
     seg_at = np.concatenate([[0], np.cumsum(seg_bytes)]).astype(np.int64)
     stream = np.zeros(int(seg_at[-1]) + PAD, dtype=np.uint8)
-    ck.pack(starts, rates, values, normal, srange, seg_at, stream)
+    rotation_of = np.full(cs, -1, dtype=np.int64)
+    rotation_of[drop_at + 2] = drop_at
+    ck.pack(starts, rates, values, normal, srange, rotation_of, dropped, seg_at, stream)
 
     data = _write(clip, kinds, consts, ranges, starts, rates, srange, stream)
     report = _measure(data, clip, skeleton, options, raw_model, floats)
@@ -234,13 +239,13 @@ def _fold(samples, floats, base, parts):
 def _kept_components(animated, starts: np.ndarray, b: int):
     """What the stream holds: (S, C) the kept components' values; (S, C) each one's place in
     the clip ranges; the (R, 2) clip ranges; (G, A) each rotation's dropped component in each
-    segment. A rotation drops, segment by segment, the component whose smallest size there
+    segment; (S, C) at each rotation's first kept column, its dropped component's value. A rotation drops, segment by segment, the component whose smallest size there
     is the largest (ACL drops w; the largest keeps a rotation near a half turn exact), its
     sign fixed at or above 0 at every sample."""
     s = int(starts[-1])
     g = starts.size - 1
     seg = np.repeat(np.arange(g), np.diff(starts))
-    columns, places, ranges = [], [], []
+    columns, places, ranges, extra = [], [], [], []
     drops = np.zeros((g, len(animated)), dtype=np.uint8)
     for a, (t, x) in enumerate(animated):
         at = len(ranges)
@@ -254,18 +259,24 @@ def _kept_components(animated, starts: np.ndarray, b: int):
             keep = np.array([[c for c in range(4) if c != k] for k in range(4)])[d]   # (S, 3)
             columns.append(np.take_along_axis(fixed, keep, axis=1))
             places.append(at + keep)
+            lost = np.zeros((s, 3), dtype=np.float32)
+            lost[:, 0] = np.take_along_axis(fixed, d[:, None], axis=1)[:, 0]
+            extra.append(lost)
             for c in range(4):
                 held = fixed[d != c, c]
                 ranges.append(_range(held.min(), held.max()) if held.size else (0.0, 0.0))
         else:
             columns.append(x)
             places.append(np.broadcast_to(at + np.arange(x.shape[1]), x.shape))
+            extra.append(np.zeros(x.shape, dtype=np.float32))
             ranges += [_range(x[:, c].min(), x[:, c].max()) for c in range(x.shape[1])]
     values = np.ascontiguousarray(np.concatenate(columns, axis=1) if columns else np.zeros((s, 0)),
                                   dtype=np.float32)
     kept = np.concatenate(places, axis=1) if places else np.zeros((s, 0), np.int64)
     table = np.array(ranges, dtype=np.float32).reshape(-1, 2)
-    return values, kept, table, drops
+    dropped = np.ascontiguousarray(np.concatenate(extra, axis=1) if extra else np.zeros((s, 0)),
+                                   dtype=np.float32)
+    return values, kept, table, drops, dropped
 
 
 def _range(lo, hi) -> tuple[np.float32, np.float32]:

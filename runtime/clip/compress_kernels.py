@@ -128,7 +128,8 @@ def _track_value(buf, meta, ranges, g, a, pos, width, out, col):
 @kernel
 def _rotation_value(buf, meta, ranges, g, a, pos, row):
     """Decodes an animated rotation at bit `pos` into row[3:7]: its three kept components, each
-    in its own range of the rotation's four, and the dropped one rebuilt."""
+    in its own range of the rotation's four, and the dropped one rebuilt, or (the three raw)
+    read raw after them, so a raw rotation is the full clip's exactly."""
     rc = meta[meta[M_COMP] + a]
     sc = meta[meta[M_SCOMP] + a]
     drop = _rate(buf, meta, g, sc) >> DROP_SHIFT
@@ -141,8 +142,26 @@ def _rotation_value(buf, meta, ranges, g, a, pos, row):
         q = read_bits(buf, bits * 8 + pos, nb)
         v[c] = component(q, nb, buf[sr + 2 * c], buf[sr + 2 * c + 1], ranges[rc + k, 0], ranges[rc + k, 1])
         pos += nb
+    if _all_raw(buf, meta, g, sc):
+        k = 0
+        for c in range(4):
+            if c == drop:
+                row[3 + c] = component(read_bits(buf, bits * 8 + pos, 32), 32, 0, 0, 0.0, 0.0)
+            else:
+                row[3 + c] = v[k]
+                k += 1
+        return pos + 32
     place_rotation(row, drop, v[0], v[1], v[2])
     return pos
+
+
+@kernel
+def _all_raw(buf, meta, g, sc):
+    """Whether a rotation's three kept components (from sc) are raw in segment g."""
+    for c in range(3):
+        if _rate(buf, meta, g, sc + c) & RATE_MASK != RAW:
+            return False
+    return True
 
 
 @kernel
@@ -179,6 +198,8 @@ def _skip(buf, meta, b, g):
             sc = meta[meta[M_SCOMP] + meta[meta[M_SLOT] + t]]
             for c in range(3):
                 n += BIT_RATES[_rate(buf, meta, g, sc + c) & RATE_MASK]
+            if p == 1 and _all_raw(buf, meta, g, sc):
+                n += 32
     return n
 
 
@@ -231,6 +252,15 @@ def decode_pair(buf, meta, consts, ranges, base, i, j, a, b, dots):
 
 
 @kernel
+def decode_bones_pair(buf, meta, consts, ranges, base, i, j, rows, a, b, dots):
+    """decode_pair for the tracked bones `rows` (increasing) alone: into a[r], b[r], dots[r]."""
+    decode_bones(buf, meta, consts, ranges, base, i, rows, a)
+    decode_bones(buf, meta, consts, ranges, base, j, rows, b)
+    for r in range(rows.size):
+        dots[r] = _hemisphere(a[r], b[r])
+
+
+@kernel
 def decode_pairs(buf, meta, consts, ranges, base, first, second, a, b, dots):
     """decode_pair for each of the times' sample pairs: into a[k], b[k] and dots[k]."""
     for k in range(first.size):
@@ -278,9 +308,10 @@ def decode_floats_pairs(buf, meta, consts, ranges, first, second, a, b):
 
 
 @kernel
-def first_bad_raw(buf, meta, ranges, limit):
+def first_bad_raw(buf, meta, ranges, limit, tolerance):
     """The open's check of the stream: the bit position (from the stream's start) of the first
-    raw value not finite or at or past `limit` in size, or of the first padding bit set at a
+    raw value not finite or at or past `limit` in size, of a raw rotation (its four held)
+    whose length is not within `tolerance` of 1, or of the first padding bit set at a
     segment's end; -1 when there is none."""
     nbones, nf = meta[M_B], meta[M_F]
     ntr = 3 * nbones + nf
@@ -302,6 +333,17 @@ def first_bad_raw(buf, meta, ranges, limit):
                         if not abs(v) < limit:
                             return pos
                     pos += nb
+                if t < 3 * nbones and t % 3 == 1 and _all_raw(buf, meta, g, sc):
+                    length = 0.0
+                    for c in range(4):
+                        q = read_bits(buf, bits * 8 + pos + 32 * (c - 3), 32)
+                        v = np.float64(component(q, 32, 0, 0, 0.0, 0.0))
+                        if not abs(v) <= 1.0:
+                            return pos + 32 * (c - 3)
+                        length += v * v
+                    if abs(math.sqrt(length) - 1.0) > tolerance:
+                        return pos
+                    pos += 32
         end = (pos + 7) // 8 * 8
         while pos < end:
             if read_bits(buf, bits * 8 + pos, 1):
@@ -441,12 +483,13 @@ def chain_error(chain, parents, lossy, raw_model, d, scratch):
 
 
 @kernel
-def _set_track(lossy, bone, part, c0, drop, rates, values, normal, ranges, srange):
+def _set_track(lossy, raw, bone, part, c0, drop, rates, values, normal, ranges, srange):
     """Writes an animated bone track's segment samples at its components' rates into lossy,
     decoded as a clip decodes them (so the search measures what the clip will play). Its
     components from c0 on in the segment's rates, values, normalized values and ranges; a
-    rotation's dropped one `drop`."""
+    rotation's dropped one `drop` (held raw, as the full clip's, when the three kept are)."""
     col = 3 * part if part < 2 else 7
+    exact = part == 1 and rates[c0] == RAW and rates[c0 + 1] == RAW and rates[c0 + 2] == RAW
     v = np.empty(3, dtype=np.float32)
     for s in range(lossy.shape[0]):
         for c in range(3):
@@ -457,7 +500,11 @@ def _set_track(lossy, bone, part, c0, drop, rates, values, normal, ranges, srang
             else:
                 q = quantize(normal[s, k], nb, srange[k, 0], srange[k, 1])
                 v[c] = component(q, nb, srange[k, 0], srange[k, 1], ranges[k, 0], ranges[k, 1])
-        if part == 1:
+        if exact:
+            flip = np.float32(-1.0) if raw[s, bone, 3 + drop] < 0 else np.float32(1.0)
+            for c in range(4):
+                lossy[s, bone, 3 + c] = raw[s, bone, 3 + c] * flip
+        elif part == 1:
             place_rotation(lossy[s, bone], drop, v[0], v[1], v[2])
         else:
             for c in range(3):
@@ -489,7 +536,7 @@ def choose_bone_rates(parents, ends, raw_locals, raw_model, tracks, values, norm
             while lo < hi:
                 mid = (lo + hi) // 2
                 rates[c0 + c] = mid
-                _set_track(lossy, bone, part, c0, drop, rates, values, normal, ranges, srange)
+                _set_track(lossy, raw_locals, bone, part, c0, drop, rates, values, normal, ranges, srange)
                 if subtree_error(parents, lossy, raw_locals, raw_model, bone, ends[bone], d,
                                  scratch) <= share * precision:
                     hi = mid
@@ -501,7 +548,7 @@ def choose_bone_rates(parents, ends, raw_locals, raw_model, tracks, values, norm
         for c in range(3):
             rates[c0 + c] = found[c]
     for t in range(nt):
-        _set_track(lossy, tracks[t, 0], tracks[t, 1], tracks[t, 2], tracks[t, 3], rates, values,
+        _set_track(lossy, raw_locals, tracks[t, 0], tracks[t, 1], tracks[t, 2], tracks[t, 3], rates, values,
                    normal, ranges, srange)
     first = np.full(n + 1, nt, dtype=np.int64)
     for t in range(nt - 1, -1, -1):
@@ -529,11 +576,11 @@ def choose_bone_rates(parents, ends, raw_locals, raw_model, tracks, values, norm
                             r = rates[k2]
                             if r < RAW:
                                 rates[k2] = r + 1
-                                _set_track(lossy, b, tracks[t, 1], tracks[t, 2], tracks[t, 3], rates,
+                                _set_track(lossy, raw_locals, b, tracks[t, 1], tracks[t, 2], tracks[t, 3], rates,
                                            values, normal, ranges, srange)
                                 e = chain_error(path, parents, lossy, raw_model, d, scratch)
                                 rates[k2] = r
-                                _set_track(lossy, b, tracks[t, 1], tracks[t, 2], tracks[t, 3], rates,
+                                _set_track(lossy, raw_locals, b, tracks[t, 1], tracks[t, 2], tracks[t, 3], rates,
                                            values, normal, ranges, srange)
                                 gain = (err - e) / (BIT_RATES[r + 1] - BIT_RATES[r])
                                 if gain > best_gain:
@@ -543,7 +590,7 @@ def choose_bone_rates(parents, ends, raw_locals, raw_model, tracks, values, norm
                     break               # every component of the chain raw: as close as it gets
                 t = best // 3
                 rates[tracks[t, 2] + best % 3] += 1
-                _set_track(lossy, tracks[t, 0], tracks[t, 1], tracks[t, 2], tracks[t, 3], rates,
+                _set_track(lossy, raw_locals, tracks[t, 0], tracks[t, 1], tracks[t, 2], tracks[t, 3], rates,
                            values, normal, ranges, srange)
                 err = best_err
                 changed = True
@@ -554,10 +601,10 @@ def choose_bone_rates(parents, ends, raw_locals, raw_model, tracks, values, norm
         for c in range(3):
             while rates[c0 + c] > 0:
                 rates[c0 + c] -= 1
-                _set_track(lossy, bone, part, c0, drop, rates, values, normal, ranges, srange)
+                _set_track(lossy, raw_locals, bone, part, c0, drop, rates, values, normal, ranges, srange)
                 if lossy_subtree_error(parents, lossy, raw_model, bone, ends[bone], d, scratch) > precision:
                     rates[c0 + c] += 1
-                    _set_track(lossy, bone, part, c0, drop, rates, values, normal, ranges, srange)
+                    _set_track(lossy, raw_locals, bone, part, c0, drop, rates, values, normal, ranges, srange)
                     break
 
 
@@ -618,20 +665,32 @@ def choose_float_rates(comps, values, normal, ranges, srange, tolerance, rates):
 
 
 @kernel
-def pack(starts, rates, values, normal, srange, seg_at, out):
+def _raw_bits(x):
+    return np.uint64(np.array([x], dtype=np.float32).view(np.uint32)[0])
+
+
+@kernel
+def pack(starts, rates, values, normal, srange, rotation_of, dropped, seg_at, out):
     """The bit stream: segment by segment from its byte, sample by sample, each kept component
-    at its rate in the segment."""
+    at its rate in the segment; after a rotation's three kept components (rotation_of: at
+    the third, the first's column; -1 elsewhere), when the three are raw, its dropped one
+    (dropped, at the first's column) raw."""
     for g in range(starts.size - 1):
         pos = seg_at[g] * 8
         for s in range(starts[g], starts[g + 1]):
             for k in range(values.shape[1]):
                 nb = BIT_RATES[rates[g, k] & RATE_MASK]
                 if nb == 32:
-                    q = np.uint64(np.array([values[s, k]], dtype=np.float32).view(np.uint32)[0])
+                    q = _raw_bits(values[s, k])
                 else:
                     q = quantize(normal[s, k], nb, srange[g, k, 0], srange[g, k, 1])
                 write_bits(out, pos, q, nb)
                 pos += nb
+                f = rotation_of[k]
+                if f >= 0 and (rates[g, f] & RATE_MASK) == RAW and (rates[g, f + 1] & RATE_MASK) == RAW \
+                        and (rates[g, f + 2] & RATE_MASK) == RAW:
+                    write_bits(out, pos, _raw_bits(dropped[s, f]), 32)
+                    pos += 32
 
 
 @kernel

@@ -24,8 +24,10 @@ replaced by these, the CLIP header's first reserved word holding the segment cou
                          bone part, a rotation's three it keeps, 1 a float track)
     CBIT  u8[N + 8]      the bit stream, little-endian bit order: segment by segment (each
                          from a whole byte), sample by sample, track by track, component by
-                         component at its segment's rate; then 8 zero bytes, so a read of 8
-                         bytes from any position stays in the section
+                         component at its segment's rate (a rotation whose three kept are
+                         raw holds its dropped one raw after them: a raw rotation is the full
+                         clip's exactly); then 8 zero bytes, so a read of 8 bytes from any
+                         position stays in the section
 
 A component at rate r in a segment decodes (binary32) to cmin + cext * (smin / 255 + sext /
 255 * q / (2^bits - 1)), or its 32 bits as a float. Every count, kind, range, rate and offset
@@ -121,8 +123,11 @@ class Stream:
 
         # bits a sample in each segment: every animated track's components at its rate
         per_comp = ck.BIT_RATES[rates]
-        bps = per_comp.sum(axis=1)
-        fbit = per_comp[:, :int(comp_at[3 * b])].sum(axis=1)
+        first = comp_at[rot_tracks]
+        exact = ((rates[:, first] == ck.RAW) & (rates[:, first + 1] == ck.RAW)
+                 & (rates[:, first + 2] == ck.RAW)).sum(axis=1)
+        bps = per_comp.sum(axis=1) + 32 * exact
+        fbit = per_comp[:, :int(comp_at[3 * b])].sum(axis=1) + 32 * exact
         lengths = np.diff(starts)
         seg_bytes = (lengths * bps + 7) // 8
         seg_at = np.concatenate([[0], np.cumsum(seg_bytes)])
@@ -148,7 +153,7 @@ class Stream:
         self.buf = jit.array(buf, np.uint8)
         self.consts = jit.array(consts, np.float32)
         self.ranges = jit.array(ranges, np.float32)
-        bad = ck.first_bad_raw(self.buf, self.meta, self.ranges, limit)
+        bad = ck.first_bad_raw(self.buf, self.meta, self.ranges, limit, ROTATION_TOLERANCE)
         if bad >= 0:
             raise FormatError("raw value not finite or too large, or padding bit set", b_at + bad // 8)
         self.tracked = b
@@ -181,9 +186,9 @@ class Stream:
         ck.decode_pairs(self.buf, self.meta, self.consts, self.ranges, base,
                         jit.array(first, np.int64), jit.array(second, np.int64), a, b, dots)
 
-    def bones(self, base, k: int, rows, out) -> None:
-        ck.decode_bones(self.buf, self.meta, self.consts, self.ranges, base, k,
-                        jit.array(rows, np.int64), out)
+    def bones_pair(self, base, i: int, j: int, rows, a, b, dots) -> None:
+        ck.decode_bones_pair(self.buf, self.meta, self.consts, self.ranges, base, i, j,
+                             jit.array(rows, np.int64), a, b, dots)
 
     def floats_at(self, k: int, out) -> None:
         ck.decode_floats(self.buf, self.meta, self.consts, self.ranges, k, out)

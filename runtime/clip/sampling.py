@@ -222,10 +222,7 @@ class ClipSampling:
         tracked = rows >= 0
         with np.errstate(all="ignore"):
             if self.is_compressed:
-                a, b = self._decode_bones(base, rows[tracked], i, j)
-                dots = np.einsum("bc,bc->b", a[:, 3:7], b[:, 3:7])
-                b[:, 3:7] *= np.where(dots < 0, np.float32(-1), np.float32(1))[:, None]
-                dots = np.abs(dots)
+                a, b, dots = self._decode_bones(base, rows[tracked], i, j)
             else:
                 a, b = self._samples[i][rows[tracked]], self._samples[j][rows[tracked]]
                 dots = self._dots[i][rows[tracked]] if self._last else None
@@ -239,13 +236,14 @@ class ClipSampling:
         out.locals[sel[tracked]] = v
         out.mark_stale()
 
-    def _decode_bones(self, base, rows: np.ndarray, i: int, j: int) -> tuple[np.ndarray, np.ndarray]:
-        """A compressed clip's samples i and j of the tracked rows given, and no other's."""
+    def _decode_bones(self, base, rows: np.ndarray, i: int, j: int) -> tuple:
+        """A compressed clip's samples i and j of the tracked rows given, and no other's, j's
+        rotations in i's hemisphere, and their dot products."""
         a = np.empty((rows.size, 10), dtype=np.float32)
         b = np.empty((rows.size, 10), dtype=np.float32)
-        self._stream.bones(base, i, rows, a)
-        self._stream.bones(base, j, rows, b)
-        return a, b
+        dots = np.empty(rows.size, dtype=np.float32)
+        self._stream.bones_pair(base, i, j, rows, a, b, dots)
+        return a, b, dots
 
     def sample_batch(self, skeleton: Skeleton, times, batch: PoseBatch, rows=None) -> None:
         """Samples many poses of one skeleton at their own times in one pass: `times[k]` into
