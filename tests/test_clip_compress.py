@@ -518,10 +518,8 @@ def test_every_staged_mocap_clip_within_the_precision():
     bvh = _bvh()
     options = rt.CompressOptions(precision=0.01, shell_distance=3.0)     # the files are in cm
     for path in sorted(MOCAP.glob("*.bvh")):
-        imported = bvh.load_bvh(path)
-        sk = rt.Skeleton.open(rt.build_skeleton(rt.Builder(), imported.skeleton_source))
-        source = imported.clip_source
-        source.skeleton = sk
+        source = bvh.load_bvh(path).clip_source
+        sk = source.skeleton
         full = rt.Clip(rt.build_clip(rt.Builder(), source))
         packed, report, _ = compressed(full, sk, options)
         check_bounds(full, packed, sk, options, report)

@@ -22,7 +22,7 @@ from ..core.jit import kernel
 # bits a component at each rate index: 0 holds the segment's minimum, 32 the binary32 value
 BIT_RATES = np.array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 32],
                      dtype=np.int64)
-RAW = BIT_RATES.size - 1            # the rate index of the raw binary32 value
+RAW = BIT_RATES.size - 1            # the rate index of the raw binary32 value (the others: their bits)
 KIND_DEFAULT, KIND_CONSTANT, KIND_ANIMATED = 0, 1, 2
 
 # meta's head: counts, then where each table starts in meta
@@ -36,6 +36,12 @@ MAX_F32 = float(np.finfo(np.float32).max)
 
 
 # ---- one component ---------------------------------------------------------------------
+@kernel
+def bits_of(rate):
+    """BIT_RATES[rate] (a comparison, cheaper than a table read in the compiled loops)."""
+    return 32 if rate == RAW else np.int64(rate)
+
+
 @kernel
 def read_bits(buf, pos, nb):
     """`nb` (0 to 32) bits at bit `pos` of the little-endian bit stream in `buf` (bytes past
@@ -51,11 +57,27 @@ def read_bits(buf, pos, nb):
 
 
 @kernel
+def as_float(q):
+    """The binary32 whose bits are q's low 32 (exact; any NaN for a NaN's bits), without the
+    allocation a view would make."""
+    q = np.uint64(q) & np.uint64(0xFFFFFFFF)
+    e = np.int64((q >> np.uint64(23)) & np.uint64(255))
+    m = np.int64(q & np.uint64(0x7FFFFF))
+    if e == 255:
+        v = math.inf if m == 0 else math.nan
+    elif e == 0:
+        v = math.ldexp(np.float64(m), -149)
+    else:
+        v = math.ldexp(np.float64(m | 0x800000), int(e - 150))
+    return np.float32(-v if q >> np.uint64(31) else v)
+
+
+@kernel
 def component(q, nb, smin, sext, cmin, cext):
     """A component's binary32 value from its quantized bits: the segment's range within the
     clip's, then the clip's range; 32 bits are the value itself."""
     if nb == 32:
-        return np.array([np.uint32(q)], dtype=np.uint32).view(np.float32)[0]
+        return as_float(q)
     lo = np.float32(smin) / np.float32(255.0)
     ext = np.float32(sext) / np.float32(255.0)
     n = lo
@@ -65,18 +87,23 @@ def component(q, nb, smin, sext, cmin, cext):
 
 
 @kernel
-def place_rotation(row, drop, v0, v1, v2):
-    """row[3:7] from a rotation's three kept components (in order, the dropped one left out):
-    the dropped one rebuilt at or above 0 (its sign was fixed so), or 0 with the three scaled
-    to unit length when the quantized three are longer than 1. Binary32."""
+def _rebuilt(v0, v1, v2):
+    """The three kept components (scaled to unit length when longer than 1) and the dropped
+    one rebuilt at or above 0 (its sign was fixed so), binary32."""
     s = v0 * v0 + v1 * v1 + v2 * v2
     one = np.float32(1.0)
     if s >= one:
         r = np.float32(math.sqrt(s))
-        v0, v1, v2 = v0 / r, v1 / r, v2 / r
-        d = np.float32(0.0)
-    else:
-        d = np.float32(math.sqrt(one - s))
+        return v0 / r, v1 / r, v2 / r, np.float32(0.0)
+    return v0, v1, v2, np.float32(math.sqrt(one - s))
+
+
+@kernel
+def place_rotation(row, drop, v0, v1, v2):
+    """row[3:7] from a rotation's three kept components (in order, the dropped one left out):
+    the dropped one rebuilt at or above 0 (its sign was fixed so), or 0 with the three scaled
+    to unit length when the quantized three are longer than 1. Binary32."""
+    v0, v1, v2, d = _rebuilt(v0, v1, v2)
     if drop == 0:
         row[3], row[4], row[5], row[6] = d, v0, v1, v2
     elif drop == 1:
@@ -109,53 +136,6 @@ def _rate(buf, meta, g, k):
 
 
 @kernel
-def _track_value(buf, meta, ranges, g, a, pos, width, out, col):
-    """Decodes an animated translation, scale or float track's `width` components at bit `pos`
-    into out[col:col + width]; returns the position after them."""
-    rc = meta[meta[M_COMP] + a]
-    sc = meta[meta[M_SCOMP] + a]
-    sr = meta[M_SRANGE] + 2 * (g * meta[M_C] + sc)
-    bits = meta[M_BITS]
-    for c in range(width):
-        nb = BIT_RATES[_rate(buf, meta, g, sc + c) & RATE_MASK]
-        q = read_bits(buf, bits * 8 + pos, nb)
-        out[col + c] = component(q, nb, buf[sr + 2 * c], buf[sr + 2 * c + 1],
-                                 ranges[rc + c, 0], ranges[rc + c, 1])
-        pos += nb
-    return pos
-
-
-@kernel
-def _rotation_value(buf, meta, ranges, g, a, pos, row):
-    """Decodes an animated rotation at bit `pos` into row[3:7]: its three kept components, each
-    in its own range of the rotation's four, and the dropped one rebuilt, or (the three raw)
-    read raw after them, so a raw rotation is the full clip's exactly."""
-    rc = meta[meta[M_COMP] + a]
-    sc = meta[meta[M_SCOMP] + a]
-    drop = _rate(buf, meta, g, sc) >> DROP_SHIFT
-    sr = meta[M_SRANGE] + 2 * (g * meta[M_C] + sc)
-    bits = meta[M_BITS]
-    v = np.empty(3, dtype=np.float32)
-    for c in range(3):
-        k = c if c < drop else c + 1
-        nb = BIT_RATES[_rate(buf, meta, g, sc + c) & RATE_MASK]
-        q = read_bits(buf, bits * 8 + pos, nb)
-        v[c] = component(q, nb, buf[sr + 2 * c], buf[sr + 2 * c + 1], ranges[rc + k, 0], ranges[rc + k, 1])
-        pos += nb
-    if _all_raw(buf, meta, g, sc):
-        k = 0
-        for c in range(4):
-            if c == drop:
-                row[3 + c] = component(read_bits(buf, bits * 8 + pos, 32), 32, 0, 0, 0.0, 0.0)
-            else:
-                row[3 + c] = v[k]
-                k += 1
-        return pos + 32
-    place_rotation(row, drop, v[0], v[1], v[2])
-    return pos
-
-
-@kernel
 def _all_raw(buf, meta, g, sc):
     """Whether a rotation's three kept components (from sc) are raw in segment g."""
     for c in range(3):
@@ -165,120 +145,134 @@ def _all_raw(buf, meta, g, sc):
 
 
 @kernel
-def _bone_row(buf, meta, consts, ranges, base, b, g, pos, row):
-    """Tracked bone b of a sample whose bone b bits start at `pos`, into row (10 floats);
-    returns the position past its bits."""
-    kinds, slots = meta[M_KIND], meta[M_SLOT]
-    for p in range(3):
-        t = 3 * b + p
-        col = 3 * p if p < 2 else 7
-        kind = meta[kinds + t]
-        slot = meta[slots + t]
-        width = 4 if p == 1 else 3
-        if kind == KIND_DEFAULT:
-            for c in range(width):
-                row[col + c] = base[b, col + c]
-        elif kind == KIND_CONSTANT:
-            for c in range(width):
-                row[col + c] = consts[slot + c]
-        elif p == 1:
-            pos = _rotation_value(buf, meta, ranges, g, slot, pos, row)
-        else:
-            pos = _track_value(buf, meta, ranges, g, slot, pos, 3, row, col)
-    return pos
-
-
-@kernel
-def _skip(buf, meta, b, g):
-    """The bits tracked bone b's animated tracks take in a sample of segment g."""
-    n = 0
-    for p in range(3):
-        t = 3 * b + p
-        if meta[meta[M_KIND] + t] == KIND_ANIMATED:
-            sc = meta[meta[M_SCOMP] + meta[meta[M_SLOT] + t]]
-            for c in range(3):
-                n += BIT_RATES[_rate(buf, meta, g, sc + c) & RATE_MASK]
-            if p == 1 and _all_raw(buf, meta, g, sc):
-                n += 32
-    return n
-
-
-@kernel
 def _sample_start(meta, g, k):
     return meta[meta[M_BYTE] + g] * 8 + (k - meta[meta[M_START] + g]) * meta[meta[M_BPS] + g]
 
 
 @kernel
-def decode_bones(buf, meta, consts, ranges, base, k, rows, out):
-    """Sample k's tracked bones `rows` (increasing) into out[r] (10 floats each); only their
-    bits are decoded, the others skipped over."""
+def _sample(buf, meta, consts, ranges, base, k, rows, out):
+    """Sample k's tracked bones `rows` (increasing) into out[r] (10 floats each), the others'
+    bits skipped. One flat loop: a call per part would cost more than its arithmetic."""
+    nbones = meta[M_B]
+    kinds, slots, comps, scomps = meta[M_KIND], meta[M_SLOT], meta[M_COMP], meta[M_SCOMP]
     g = segment_of(meta, k)
-    start = _sample_start(meta, g, k)
-    b = 0
-    for r in range(rows.size):
-        want = rows[r]
-        while b < want:
-            start += _skip(buf, meta, b, g)
-            b += 1
-        start = _bone_row(buf, meta, consts, ranges, base, b, g, start, out[r])
-        b += 1
+    at = meta[M_BITS] * 8 + _sample_start(meta, g, k)
+    rates = meta[M_RATES] + g * meta[M_C]
+    seg = meta[M_SRANGE] + 2 * g * meta[M_C]
+    r = 0
+    for b in range(nbones):
+        if r >= rows.size:
+            break
+        want = rows[r] == b
+        for p in range(3):
+            t = 3 * b + p
+            kind = meta[kinds + t]
+            col = 3 * p if p < 2 else 7
+            width = 4 if p == 1 else 3
+            if kind != KIND_ANIMATED:
+                if want:
+                    slot = meta[slots + t]
+                    for c in range(width):
+                        out[r, col + c] = base[b, col + c] if kind == KIND_DEFAULT else consts[slot + c]
+                continue
+            a = meta[slots + t]
+            sc = meta[scomps + a]
+            rc = meta[comps + a]
+            drop = (buf[rates + sc] >> DROP_SHIFT) if p == 1 else 3
+            raw = p == 1
+            v0 = v1 = v2 = np.float32(0.0)
+            for c in range(3):
+                nb = bits_of(buf[rates + sc + c] & RATE_MASK)
+                raw = raw and nb == 32
+                if want:
+                    q = np.uint64(0)
+                    if nb:                          # read_bits, inline
+                        byte = at >> 3
+                        for m in range(8):
+                            q |= np.uint64(buf[byte + m]) << np.uint64(8 * m)
+                        q = (q >> np.uint64(at & 7)) & ((np.uint64(1) << np.uint64(nb)) - np.uint64(1))
+                    kk = c if c < drop else c + 1
+                    x = component(q, nb, buf[seg + 2 * (sc + c)], buf[seg + 2 * (sc + c) + 1],
+                                  ranges[rc + kk, 0], ranges[rc + kk, 1])
+                    if c == 0:
+                        v0 = x
+                    elif c == 1:
+                        v1 = x
+                    else:
+                        v2 = x
+                at += nb
+            if not want:
+                if raw:
+                    at += 32
+                continue
+            if p != 1:
+                out[r, col], out[r, col + 1], out[r, col + 2] = v0, v1, v2
+                continue
+            if raw:
+                d = as_float(read_bits(buf, at, 32))
+                at += 32
+            else:
+                v0, v1, v2, d = _rebuilt(v0, v1, v2)
+            if drop == 0:
+                out[r, 3], out[r, 4], out[r, 5], out[r, 6] = d, v0, v1, v2
+            elif drop == 1:
+                out[r, 3], out[r, 4], out[r, 5], out[r, 6] = v0, d, v1, v2
+            elif drop == 2:
+                out[r, 3], out[r, 4], out[r, 5], out[r, 6] = v0, v1, d, v2
+            else:
+                out[r, 3], out[r, 4], out[r, 5], out[r, 6] = v0, v1, v2, d
+        if want:
+            r += 1
 
 
 @kernel
-def _hemisphere(a, b):
-    """b's rotation turned into a's hemisphere; their dot product, binary32."""
-    d = a[3] * b[3] + a[4] * b[4] + a[5] * b[5] + a[6] * b[6]
-    if d < 0:
-        for c in range(3, 7):
-            b[c] = -b[c]
-        d = -d
-    return d
+def decode_bones(buf, meta, consts, ranges, base, k, rows, out):
+    """Sample k's tracked bones `rows` (increasing) into out[r]; only their bits decoded."""
+    _sample(buf, meta, consts, ranges, base, k, rows, out)
 
 
 @kernel
-def decode_pair(buf, meta, consts, ranges, base, i, j, a, b, dots):
-    """Samples i and j of every tracked bone into a and b ((B, 10) each), b's rotations in a's
+def _hemispheres(a, b, dots):
+    """Each of b's rotations turned into a's hemisphere; their dot products, binary32."""
+    for r in range(a.shape[0]):
+        d = a[r, 3] * b[r, 3] + a[r, 4] * b[r, 4] + a[r, 5] * b[r, 5] + a[r, 6] * b[r, 6]
+        if d < 0:
+            for c in range(3, 7):
+                b[r, c] = -b[r, c]
+            d = -d
+        dots[r] = d
+
+
+@kernel
+def decode_pair(buf, meta, consts, ranges, base, rows, i, j, a, b, dots):
+    """Samples i and j of the tracked bones `rows` into a and b, b's rotations in a's
     hemisphere, and their dot products (nlerp's lengths) into dots."""
-    nb = a.shape[0]
-    g = segment_of(meta, i)
-    pos = _sample_start(meta, g, i)
-    for r in range(nb):
-        pos = _bone_row(buf, meta, consts, ranges, base, r, g, pos, a[r])
-    g = segment_of(meta, j)
-    pos = _sample_start(meta, g, j)
-    for r in range(nb):
-        pos = _bone_row(buf, meta, consts, ranges, base, r, g, pos, b[r])
-        dots[r] = _hemisphere(a[r], b[r])
+    _sample(buf, meta, consts, ranges, base, i, rows, a)
+    _sample(buf, meta, consts, ranges, base, j, rows, b)
+    _hemispheres(a, b, dots)
 
 
 @kernel
 def decode_bones_pair(buf, meta, consts, ranges, base, i, j, rows, a, b, dots):
-    """decode_pair for the tracked bones `rows` (increasing) alone: into a[r], b[r], dots[r]."""
-    decode_bones(buf, meta, consts, ranges, base, i, rows, a)
-    decode_bones(buf, meta, consts, ranges, base, j, rows, b)
-    for r in range(rows.size):
-        dots[r] = _hemisphere(a[r], b[r])
+    """decode_pair for the tracked bones `rows` (increasing) alone."""
+    decode_pair(buf, meta, consts, ranges, base, rows, i, j, a, b, dots)
 
 
 @kernel
-def decode_pairs(buf, meta, consts, ranges, base, first, second, a, b, dots):
+def decode_pairs(buf, meta, consts, ranges, base, rows, first, second, a, b, dots):
     """decode_pair for each of the times' sample pairs: into a[k], b[k] and dots[k]."""
     for k in range(first.size):
-        decode_pair(buf, meta, consts, ranges, base, first[k], second[k], a[k], b[k], dots[k])
+        decode_pair(buf, meta, consts, ranges, base, rows, first[k], second[k], a[k], b[k], dots[k])
 
 
 @kernel
-def decode_all(buf, meta, consts, ranges, base, out, dots):
+def decode_all(buf, meta, consts, ranges, base, rows, out, dots):
     """Every sample into out (S, B, 10), each rotation in the previous sample's hemisphere
     (as a full clip keeps them), and each sample's dot products with the next into dots."""
-    nb = out.shape[1]
     for k in range(out.shape[0]):
-        g = segment_of(meta, k)
-        pos = _sample_start(meta, g, k)
-        for r in range(nb):
-            pos = _bone_row(buf, meta, consts, ranges, base, r, g, pos, out[k, r])
-            if k:
-                dots[k - 1, r] = _hemisphere(out[k - 1, r], out[k, r])
+        _sample(buf, meta, consts, ranges, base, k, rows, out[k])
+        if k:
+            _hemispheres(out[k - 1], out[k], dots[k - 1])
 
 
 @kernel
@@ -286,7 +280,9 @@ def decode_floats(buf, meta, consts, ranges, k, out):
     """Sample k's float tracks into out (F floats)."""
     nbones, nf = meta[M_B], meta[M_F]
     g = segment_of(meta, k)
-    pos = _sample_start(meta, g, k) + meta[meta[M_FBIT] + g]
+    at = meta[M_BITS] * 8 + _sample_start(meta, g, k) + meta[meta[M_FBIT] + g]
+    rates = meta[M_RATES] + g * meta[M_C]
+    seg = meta[M_SRANGE] + 2 * g * meta[M_C]
     for f in range(nf):
         t = 3 * nbones + f
         kind = meta[meta[M_KIND] + t]
@@ -296,7 +292,12 @@ def decode_floats(buf, meta, consts, ranges, k, out):
         elif kind == KIND_CONSTANT:
             out[f] = consts[slot]
         else:
-            pos = _track_value(buf, meta, ranges, g, slot, pos, 1, out, f)
+            sc = meta[meta[M_SCOMP] + slot]
+            rc = meta[meta[M_COMP] + slot]
+            nb = bits_of(buf[rates + sc] & RATE_MASK)
+            out[f] = component(read_bits(buf, at, nb), nb, buf[seg + 2 * sc], buf[seg + 2 * sc + 1],
+                               ranges[rc, 0], ranges[rc, 1])
+            at += nb
 
 
 @kernel
@@ -326,7 +327,7 @@ def first_bad_raw(buf, meta, ranges, limit, tolerance):
                 sc = meta[meta[M_SCOMP] + meta[meta[M_SLOT] + t]]
                 width = 1 if t >= 3 * nbones else 3
                 for c in range(width):
-                    nb = BIT_RATES[_rate(buf, meta, g, sc + c) & RATE_MASK]
+                    nb = bits_of(_rate(buf, meta, g, sc + c) & RATE_MASK)
                     if nb == 32:
                         q = read_bits(buf, bits * 8 + pos, 32)
                         v = np.float64(component(q, 32, 0, 0, 0.0, 0.0))
@@ -494,7 +495,7 @@ def _set_track(lossy, raw, bone, part, c0, drop, rates, values, normal, ranges, 
     for s in range(lossy.shape[0]):
         for c in range(3):
             k = c0 + c
-            nb = BIT_RATES[rates[k]]
+            nb = bits_of(rates[k])
             if nb == 32:
                 v[c] = values[s, k]
             else:
@@ -582,7 +583,7 @@ def choose_bone_rates(parents, ends, raw_locals, raw_model, tracks, values, norm
                                 rates[k2] = r
                                 _set_track(lossy, raw_locals, b, tracks[t, 1], tracks[t, 2], tracks[t, 3], rates,
                                            values, normal, ranges, srange)
-                                gain = (err - e) / (BIT_RATES[r + 1] - BIT_RATES[r])
+                                gain = (err - e) / (bits_of(r + 1) - bits_of(r))
                                 if gain > best_gain:
                                     best, best_gain, best_err = 3 * t + c, gain, e
                         t += 1
@@ -650,7 +651,7 @@ def choose_float_rates(comps, values, normal, ranges, srange, tolerance, rates):
         k = comps[t]
         r = 0
         while r < RAW:
-            nb = BIT_RATES[r]
+            nb = bits_of(r)
             ok = True
             for s in range(values.shape[0]):
                 q = quantize(normal[s, k], nb, srange[k, 0], srange[k, 1])
@@ -666,6 +667,7 @@ def choose_float_rates(comps, values, normal, ranges, srange, tolerance, rates):
 
 @kernel
 def _raw_bits(x):
+    """A binary32's bits (the compressor's side, where an allocation costs nothing)."""
     return np.uint64(np.array([x], dtype=np.float32).view(np.uint32)[0])
 
 
@@ -679,7 +681,7 @@ def pack(starts, rates, values, normal, srange, rotation_of, dropped, seg_at, ou
         pos = seg_at[g] * 8
         for s in range(starts[g], starts[g + 1]):
             for k in range(values.shape[1]):
-                nb = BIT_RATES[rates[g, k] & RATE_MASK]
+                nb = bits_of(rates[g, k] & RATE_MASK)
                 if nb == 32:
                     q = _raw_bits(values[s, k])
                 else:

@@ -158,6 +158,7 @@ class Stream:
             raise FormatError("raw value not finite or too large, or padding bit set", b_at + bad // 8)
         self.tracked = b
         self.floats = floats
+        self.rows = jit.array(np.arange(b, dtype=np.int64), np.int64)
         self.bits = int(seg_at[-1])
 
     @staticmethod
@@ -180,10 +181,10 @@ class Stream:
         return jit.array(rests[bones], np.float32)
 
     def pair(self, base, i: int, j: int, a, b, dots) -> None:
-        ck.decode_pair(self.buf, self.meta, self.consts, self.ranges, base, i, j, a, b, dots)
+        ck.decode_pair(self.buf, self.meta, self.consts, self.ranges, base, self.rows, i, j, a, b, dots)
 
     def pairs(self, base, first, second, a, b, dots) -> None:
-        ck.decode_pairs(self.buf, self.meta, self.consts, self.ranges, base,
+        ck.decode_pairs(self.buf, self.meta, self.consts, self.ranges, base, self.rows,
                         jit.array(first, np.int64), jit.array(second, np.int64), a, b, dots)
 
     def bones_pair(self, base, i: int, j: int, rows, a, b, dots) -> None:
@@ -201,7 +202,7 @@ class Stream:
         """Every sample (S, B, 10), rotations hemisphere-continuous, and the (S - 1, B) dots."""
         out = np.empty((samples, self.tracked, 10), dtype=np.float32)
         dots = np.empty((max(samples - 1, 0), self.tracked), dtype=np.float32)
-        ck.decode_all(self.buf, self.meta, self.consts, self.ranges, base, out, dots)
+        ck.decode_all(self.buf, self.meta, self.consts, self.ranges, base, self.rows, out, dots)
         return out, dots
 
     def all_floats(self, samples: int) -> np.ndarray:
