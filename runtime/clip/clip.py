@@ -51,8 +51,8 @@ Why this layout: one sample of every tracked bone is one contiguous (B, 10) row 
 as the pose's locals, so sampling a time is two row reads, a lerp, one normalization of the
 rotation columns and (only when some bones are untracked) one scatter; a clip that tracks
 every bone lerps straight into the pose. A part no channel animates costs its row space
-and buys that: the full-precision clip is the reference, compression (a later encoding)
-folds constant parts. Translations, scales and float values stay below MAX_MAGNITUDE so
+and buys that: the full-precision clip is the reference, compression (clip/compress.py,
+the compressed encoding) folds constant parts. Translations, scales and float values stay below MAX_MAGNITUDE so
 the difference of two samples is finite, and the nlerp's length comes from each rotation's
 dot product with the next, worked out once at the open (see ClipSampling._write).
 
@@ -432,6 +432,9 @@ def _read_header(c: Container, buf) -> _Header:
     if encoding not in Encoding.__members__.values():
         raise FormatError(f"encoding {encoding} unknown", at + AT_ENCODING)
     want = COMPRESSED_TAGS if encoding == Encoding.compressed else FULL_ONLY
+    other = FULL_ONLY if encoding == Encoding.compressed else COMPRESSED_TAGS
+    if all(c.has(tag) == (tag in other) for tag in COMPRESSED_TAGS + FULL_ONLY):
+        raise FormatError(f"encoding {encoding}, but the sections of the other", at + AT_ENCODING)
     for tag in COMPRESSED_TAGS + FULL_ONLY:
         if c.has(tag) != (tag in want):
             raise FormatError(f"section {tag!r} {'missing' if tag in want else 'not of the encoding'}",
