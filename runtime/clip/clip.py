@@ -71,7 +71,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core import args, container, names
+from ..core import args, container, jit, names
 from ..core.container import Container, FileKind
 from ..core.errors import FormatError, InvalidError
 from ..core.limits import MAX_BONES, NO_TRACK
@@ -254,6 +254,7 @@ class Clip(ClipSampling):
         self._floats = floats
         self._moves = moves
         self._bones = bones[:, 0].astype(np.intp)
+        self._bones64 = jit.array(self._bones, np.int64)
         self._parts = bones[:, 1].copy()
         self._reach = max(int(self._bones[-1]) + 1 if b else 0,
                           self._root[0] + 1 if self._root else 0)

@@ -226,6 +226,30 @@ def _sample(buf, meta, consts, ranges, base, k, rows, out):
 
 
 @kernel
+def interpolate(a, b, dots, f, bones, fill, out):
+    """A pose's locals from two decoded samples, as ClipSampling._write makes them: every bone
+    `fill` (its rest or the identity) unless every bone is tracked, each tracked bone's
+    row a + f (b - a), its rotation divided by sqrt(1 - c (1 - a.b)), c = 2 f (1 - f)
+    (binary32, the scalars rounded as numpy rounds them)."""
+    f32 = np.float32(f)
+    c = 2.0 * f * (1.0 - f)
+    c32 = np.float32(c)
+    rest = np.float32(1.0 - c)
+    if bones.size != out.shape[0]:
+        for k in range(out.shape[0]):
+            for col in range(10):
+                out[k, col] = fill[k, col]
+    for r in range(bones.size):
+        k = bones[r]
+        for col in range(10):
+            out[k, col] = (b[r, col] - a[r, col]) * f32 + a[r, col]
+        if c:
+            norm = np.float32(math.sqrt(dots[r] * c32 + rest))
+            for col in range(3, 7):
+                out[k, col] = out[k, col] / norm
+
+
+@kernel
 def decode_bones(buf, meta, consts, ranges, base, k, rows, out):
     """Sample k's tracked bones `rows` (increasing) into out[r]; only their bits decoded."""
     _sample(buf, meta, consts, ranges, base, k, rows, out)

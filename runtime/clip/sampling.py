@@ -13,8 +13,9 @@ import math
 
 import numpy as np
 
+from . import compress_kernels as ck
 from . import kernels
-from ..core import args
+from ..core import args, jit
 from ..core.errors import CapacityError, InvalidError
 from ..core.transform import IDENTITY
 from ..pose.pose import Pose, PoseBatch
@@ -110,7 +111,7 @@ class ClipSampling:
     def _skeleton(self, skeleton) -> tuple:
         """Refuses a skeleton that is not the clip's; (bone count, tracked row of each bone or
         -1, identity locals, whether every bone is tracked, what a compressed clip's default
-        parts decode to) for one that is."""
+        parts decode to, what its untracked bones take) for one that is."""
         if not isinstance(skeleton, Skeleton):
             raise InvalidError("not an opened skeleton")
         if skeleton.identity != self.skeleton_identity:
@@ -125,8 +126,10 @@ class ClipSampling:
             where[self._bones] = np.arange(self.tracked_bone_count)
             base = (self._stream.base(skeleton.rests, self._bones, self.is_additive)
                     if self.is_compressed else None)
+            fill = jit.array(np.tile(IDENTITY, (n, 1)) if self.is_additive else skeleton.rests,
+                             np.float32)
             bound = self._bound = (n, where, np.tile(IDENTITY, (n, 1)),
-                                   self.tracked_bone_count == n, base)
+                                   self.tracked_bone_count == n, base, fill)
         return bound
 
     def _batch_scratch(self, m: int) -> "_BatchScratch":
@@ -192,8 +195,12 @@ class ClipSampling:
 
     def _sample_rows(self, a: np.ndarray, b: np.ndarray, dots, f: float, skeleton: Skeleton,
                      bound: tuple, out: Pose) -> None:
-        """sample() from two samples as given (the clip's, decoded ones, or a cursor's)."""
-        if self._mutable:
+        """sample() from two samples as given (the clip's, decoded ones, or a cursor's). A
+        compressed clip interpolates in one compiled pass (compress_kernels.interpolate, the
+        same arithmetic as _write's), since its decode is one already."""
+        if self.is_compressed:
+            ck.interpolate(a, b, dots, float(f), self._bones64, bound[5], out.locals)
+        elif self._mutable:
             with np.errstate(all="ignore"):
                 self._write(a, b, dots, f, skeleton, bound, out.locals)
         else:
@@ -206,7 +213,7 @@ class ClipSampling:
         The pose must be of the clip's kind (a difference for an additive clip), since a pose
         holding both kinds would mean nothing; the pose is unchanged on failure.
         """
-        n, where, identity, _, base = self.check_target(skeleton, out)
+        n, where, identity, _, base, _ = self.check_target(skeleton, out)
         if bones is None:
             raise InvalidError("no bones")
         try:
@@ -248,7 +255,7 @@ class ClipSampling:
     def sample_batch(self, skeleton: Skeleton, times, batch: PoseBatch, rows=None) -> None:
         """Samples many poses of one skeleton at their own times in one pass: `times[k]` into
         pose `rows[k]` of the batch (every pose in order without rows). As sample() per pose."""
-        n, _, identity, whole, base = self._skeleton(skeleton)
+        n, _, identity, whole, base, _ = self._skeleton(skeleton)
         if not isinstance(batch, PoseBatch) or batch.skeleton_identity != skeleton.identity \
                 or batch.locals.shape[1] != n:
             raise InvalidError("not a batch of the clip's skeleton")
