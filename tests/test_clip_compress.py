@@ -523,3 +523,17 @@ def test_every_staged_mocap_clip_within_the_precision():
         full = rt.Clip(rt.build_clip(rt.Builder(), source))
         packed, report, _ = compressed(full, sk, options)
         check_bounds(full, packed, sk, options, report)
+
+
+def test_bytes_changed_after_the_open_sample_within_the_file(pair):
+    sk, _, packed = pair
+    data = bytearray(bytes(packed.data))
+    clip = rt.Clip(np.frombuffer(data, np.uint8))
+    for tag in (b"CRAT", b"CSRN", b"CKND", b"CSEG", b"CRNG", b"CBIT"):
+        at, n = _section(bytes(data), tag)
+        data[at:at + n] = b"\xff" * n
+    pose = rt.Pose(sk)
+    for t in (0.0, 0.4, 1.6):
+        clip.sample(sk, t, pose)
+        clip.sample_floats(t)
+        clip.sample_bones(sk, t, [1, 5], pose)

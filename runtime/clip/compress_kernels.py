@@ -8,8 +8,9 @@ decode step is binary32 arithmetic in a fixed order (no fastmath, so no contract
 A decoder reads a compressed clip through one int64 table, `meta` (clip/compressed.py builds
 it at the open from the checked sections): the counts, then per track its kind and slot,
 per animated track its first component, per segment its first sample, byte offset, bits a
-sample and where the float tracks start in a sample, and where the rate, segment range and
-bit sections lie in the file's bytes.
+sample and where the float tracks start in a sample, where the segment range and bit
+sections lie in the file's bytes, and a private copy of the rates (bytes, at the byte offset
+meta[M_RATES] of meta's own bytes), which every position is worked out from.
 """
 from __future__ import annotations
 
@@ -131,8 +132,9 @@ def segment_of(meta, k):
 
 @kernel
 def _rate(buf, meta, g, k):
-    """Kept component k's CRAT byte in segment g."""
-    return buf[meta[M_RATES] + g * meta[M_C] + k]
+    """Kept component k's CRAT byte in segment g, from meta's private copy (so bytes changed
+    after the open cannot move a read past the stream)."""
+    return meta.view(np.uint8)[meta[M_RATES] + g * meta[M_C] + k]
 
 
 @kernel
@@ -159,6 +161,7 @@ def _sample(buf, meta, consts, ranges, base, k, rows, out):
     at = meta[M_BITS] * 8 + _sample_start(meta, g, k)
     rates = meta[M_RATES] + g * meta[M_C]
     seg = meta[M_SRANGE] + 2 * g * meta[M_C]
+    rb = meta.view(np.uint8)
     r = 0
     for b in range(nbones):
         if r >= rows.size:
@@ -178,11 +181,11 @@ def _sample(buf, meta, consts, ranges, base, k, rows, out):
             a = meta[slots + t]
             sc = meta[scomps + a]
             rc = meta[comps + a]
-            drop = (buf[rates + sc] >> DROP_SHIFT) if p == 1 else 3
+            drop = (rb[rates + sc] >> DROP_SHIFT) if p == 1 else 3
             raw = p == 1
             v0 = v1 = v2 = np.float32(0.0)
             for c in range(3):
-                nb = bits_of(buf[rates + sc + c] & RATE_MASK)
+                nb = bits_of(rb[rates + sc + c] & RATE_MASK)
                 raw = raw and nb == 32
                 if want:
                     q = np.uint64(0)
@@ -318,7 +321,7 @@ def decode_floats(buf, meta, consts, ranges, k, out):
         else:
             sc = meta[meta[M_SCOMP] + slot]
             rc = meta[meta[M_COMP] + slot]
-            nb = bits_of(buf[rates + sc] & RATE_MASK)
+            nb = bits_of(meta.view(np.uint8)[rates + sc] & RATE_MASK)
             out[f] = component(read_bits(buf, at, nb), nb, buf[seg + 2 * sc], buf[seg + 2 * sc + 1],
                                ranges[rc, 0], ranges[rc, 1])
             at += nb

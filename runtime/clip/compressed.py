@@ -146,10 +146,13 @@ class Stream:
         for k, table in zip(range(ck.M_KIND, ck.M_FBIT + 1), tables):
             meta[k] = at
             at += table.size
-        meta[ck.M_RATES] = c.offset_of(b"CRAT")
         meta[ck.M_SRANGE] = c.offset_of(b"CSRN")
         meta[ck.M_BITS] = b_at
-        self.meta = jit.array(np.concatenate([meta, *[t.astype(np.int64) for t in tables]]), np.int64)
+        meta[ck.M_RATES] = 8 * at
+        copy = np.zeros(-(-crat.size // 8) * 8, dtype=np.uint8)
+        copy[:crat.size] = crat.reshape(-1)
+        self.meta = jit.array(np.concatenate([meta, *[t.astype(np.int64) for t in tables],
+                                              copy.view(np.int64)]), np.int64)
         self.buf = jit.array(buf, np.uint8)
         self.consts = jit.array(consts, np.float32)
         self.ranges = jit.array(ranges, np.float32)
