@@ -112,7 +112,11 @@ def use_clip(w: World, clip):
                   lambda t=t: capi.maniClip_GetEventRange(clip, t, t + 0.5),
                   lambda t=t: capi.maniClip_GetRootMotion(clip, t, 0.25),
                   lambda t=t: capi.maniClip_RestoreRootMotion(clip, sk, t, pose),
-                  lambda t=t: capi.maniClipCursor_Sample(w.cursor(), clip, sk, t, pose)]
+                  lambda t=t: capi.maniClipCursor_Sample(w.cursor(), clip, sk, t, pose),
+                  lambda t=t: capi.maniClipCursor_SampleFloats(w.cursor(), clip, t),
+                  lambda t=t: capi.maniClip_SampleBones(clip, sk, t, [0, 1], pose)]
+    calls += [lambda: clip.sample_batch(sk, times, rt.PoseBatch(sk, len(times))),
+              lambda: clip.sample_floats_batch(times), lambda: clip.decoded(sk)]
     calls += [lambda i=i: capi.maniClip_GetEvent(clip, i) for i in range(3)]
     calls += [lambda i=i: capi.maniClip_GetMarker(clip, i) for i in range(3)]
     calls += [lambda: capi.maniPose_ComputeModel(pose, sk)]
@@ -214,6 +218,7 @@ KINDS = {
     "skeleton": (lambda w: _bytes(w, capi.maniBuildSkeleton, w.skeleton_source),
                  capi.maniOpenSkeleton, use_skeleton),
     "clip": (lambda w: _bytes(w, capi.maniBuildClip, w.clip_source), capi.maniOpenClip, use_clip),
+    "compressed_clip": (lambda w: bytes(w.compressed_clip.data), capi.maniOpenClip, use_clip),
     "skin": (lambda w: _bytes(w, capi.maniBuildSkin, w.skin_source), capi.maniOpenSkin, use_skin),
     "influences": (lambda w: _bytes(w, capi.maniBuildCenters, w.center_source),
                    capi.maniOpenInfluences, use_influences),

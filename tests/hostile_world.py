@@ -99,6 +99,12 @@ class World:
     def clip(self):
         return rt.Clip(_built(capi.maniBuildClip, self.clip_source))
 
+    @cached_property
+    def compressed_clip(self):
+        b = rt.Builder()
+        capi.maniCompressClip(b, self.clip, self.skeleton, capi.maniDefaultCompressOptions())
+        return rt.Clip(capi.maniBuilder_CopyBuilt(b))
+
     def cursor(self):
         return capi.maniInitClipCursor(None, capi.maniClip_GetCursorSize(self.clip))
 
@@ -376,6 +382,8 @@ def valid_calls(w: World) -> dict:
         "maniSpringState_Reset": lambda: (w.moving_spring_state(),),
         "maniSpringState_Save": lambda: (w.moving_spring_state(),),
         "maniSpringState_Restore": lambda: (w.spring_state(), w.spring_saved),
+        "maniCompressClip": lambda: (rt.Builder(), w.clip, w.skeleton, capi.maniDefaultCompressOptions()),
+        "maniClip_IsCompressed": lambda: (w.compressed_clip,),
     }
     by_first = {"clip": clip, "graph": graph, "skeleton": sk, "pose": w.pose,
                 "targets": lambda: w.targets, "influences": lambda: w.influences,

@@ -326,7 +326,7 @@ def write(data: bytes, tag: bytes, byte: int, raw: bytes) -> tuple[bytearray, in
     (b"ROOT", 8, struct.pack("<I", 5)),
     (b"RMOV", 12, struct.pack("<f", 3.0)),
     (b"CLIP", 24, struct.pack("<H", 2)),                     # loop policy
-    (b"CLIP", 28, struct.pack("<H", 1)),                     # an encoding not yet written
+    (b"CLIP", 28, struct.pack("<H", 1)),                     # an encoding its sections are not
     (b"CLIP", 12, struct.pack("<f", 0.9)),                   # duration and count disagree
 ])
 def test_open_reports_the_first_wrong_byte(sk, tag, byte, raw):

@@ -1,11 +1,13 @@
-"""build.h: the builder and the skeleton build (the other builds join with their headers)."""
+"""build.h: the builder, the skeleton build and clip compression (the other builds join with
+their headers)."""
+from ..clip.compress import CompressOptions, CompressReport, compress_clip, default_compress_options
 from ..core.builder import Builder, BuilderDef, default_builder_def
 from ..pose.skeleton import build_skeleton
 from ..core.errors import InvalidError
 
 __all__ = ["maniDefaultBuilderDef", "maniCreateBuilder", "maniDestroyBuilder",
            "maniBuilder_GetMisuse", "maniBuildSkeleton", "maniBuilder_CopyBuilt",
-           "maniBuilder_CopySkeletonOrder"]
+           "maniBuilder_CopySkeletonOrder", "maniDefaultCompressOptions", "maniCompressClip"]
 
 
 def maniDefaultBuilderDef() -> BuilderDef:
@@ -48,3 +50,12 @@ def maniBuilder_CopySkeletonOrder(builder: Builder, boneOut=None):
     """The skeleton index of each source bone (CapacityError with .count when short, the
     array zeroed)."""
     return require_builder(builder).copy_skeleton_order(boneOut)
+
+
+def maniDefaultCompressOptions() -> CompressOptions:
+    return default_compress_options()
+
+
+def maniCompressClip(builder: Builder, clip, skeleton, options: CompressOptions) -> CompressReport:
+    """The report; the compressed file is the builder's to copy (maniBuilder_CopyBuilt)."""
+    return compress_clip(builder, clip, skeleton, options)

@@ -25,9 +25,6 @@ __all__ = ["maniBuildClip", "maniBuilder_MeasureClip",
            "maniClip_GetEventRange", "maniClip_GetMarkerCount", "maniClip_GetMarker"]
 
 __pending__ = {
-    "maniOpenClip": "opens full-precision clips only: the compressed encoding (maniCompressClip's"
-                    " files) is refused as a format it does not know (issue 18)",
-    "maniClip_IsCompressed": "always false until compressed clips open (issue 18)",
     "maniClip_GetCursorSize": "on a vector backend the cursor does not yet also keep its samples"
                               " in groups of eight bones: the size is the compact one (issue 23)",
     "maniClip_GetCursorCompactSize": "the same as maniClip_GetCursorSize until a vector backend's"

@@ -15,10 +15,10 @@ The clip file (container kind 2, format version 1), every number little-endian:
            12  f32  duration in seconds, finite and at least 0
            16  u64  identity of the skeleton (which also fixes its bone count)
            24  u16  loop policy, u16 additive basis,
-                    u16 encoding (0 full precision; room for compressed clips), u16 root motion (0, 1)
+                    u16 encoding (0 full precision, 1 compressed), u16 root motion (0, 1)
            32  u32  float tracks F, discrete tracks D, events E, markers M,
                     distinct event names, distinct marker names
-           56  u32  reserved, 0 (two words)
+           56  u32  segments of a compressed clip (0 for a full one), u32 reserved 0
     BONE  u32[B, 2]      each tracked bone (increasing) and the parts its channels animate:
                          1 translation, 2 rotation, 4 scale
     SAMP  f32[S, B, 10]  sample k of tracked bone b, as a pose stores a local: translation,
@@ -42,6 +42,8 @@ The clip file (container kind 2, format version 1), every number little-endian:
     RMOV  (root motion only) f32[S, 7]: the bone's move at each sample in its parent's frame,
           translation then rotation (unit, hemisphere-continuous)
 
+A compressed clip holds clip/compressed.py's sections in place of SAMP and FSMP.
+
 Every count sizes a section, so a corrupted count is found at the count; the tracked bones
 are checked against the skeleton's bone count when a skeleton first samples the clip.
 
@@ -49,8 +51,8 @@ Why this layout: one sample of every tracked bone is one contiguous (B, 10) row 
 as the pose's locals, so sampling a time is two row reads, a lerp, one normalization of the
 rotation columns and (only when some bones are untracked) one scatter; a clip that tracks
 every bone lerps straight into the pose. A part no channel animates costs its row space
-and buys that: the full-precision clip is the reference, compression (a later encoding)
-folds constant parts. Translations, scales and float values stay below MAX_MAGNITUDE so
+and buys that: the full-precision clip is the reference, compression (clip/compress.py,
+the compressed encoding) folds constant parts. Translations, scales and float values stay below MAX_MAGNITUDE so
 the difference of two samples is finite, and the nlerp's length comes from each rotation's
 dot product with the next, worked out once at the open (see ClipSampling._write).
 
@@ -69,13 +71,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core import args, container, names
+from ..core import args, container, jit, names
 from ..core.container import Container, FileKind
 from ..core.errors import FormatError, InvalidError
 from ..core.limits import MAX_BONES, NO_TRACK
 from ..core.transform import IDENTITY
 from ..pose.pose import PoseBatch
 from ..pose.skeleton import ROTATION_TOLERANCE, Skeleton
+from .compressed import TAGS as COMPRESSED_TAGS
+from .compressed import Stream
 from .sampling import ClipSampling, seconds, to_f32
 
 # ---- limits (to move to core/limits.py) -----------------------------------------------------------
@@ -88,15 +92,18 @@ FORMAT_MINOR = 0
 HEADER = struct.Struct("<IIffQHHHHIIIIIIII")
 KNOWN = {b"CLIP": 0, b"BONE": 0, b"SAMP": 0, b"FMOD": 0, b"FSMP": 0, b"KTRK": 0, b"KTIM": 0,
          b"KVAL": 0, b"ETIM": 0, b"EIDX": 0, b"MTIM": 0, b"MIDX": 0, b"ROOT": 0, b"RMOV": 0,
-         **names.tags(b"F"), **names.tags(b"D"), **names.tags(b"E"), **names.tags(b"M")}
+         **names.tags(b"F"), **names.tags(b"D"), **names.tags(b"E"), **names.tags(b"M"),
+         **{tag: 0 for tag in COMPRESSED_TAGS}}
 OPTIONAL = (b"ROOT", b"RMOV")
-REQUIRED = tuple(t for t in KNOWN if t not in OPTIONAL)
+FULL_ONLY = (b"SAMP", b"FSMP")
+REQUIRED = tuple(t for t in KNOWN if t not in OPTIONAL + FULL_ONLY + COMPRESSED_TAGS)
 
 # header field offsets, for reports
 AT_SAMPLES, AT_TRACKED, AT_RATE, AT_DURATION, AT_LOOP, AT_BASIS, AT_ENCODING, AT_ROOT = \
     0, 4, 8, 12, 24, 26, 28, 30
 AT_FLOATS, AT_DISCRETES, AT_EVENTS, AT_MARKERS, AT_EVENT_NAMES, AT_MARKER_NAMES, AT_RESERVED = \
     32, 36, 40, 44, 48, 52, 56
+AT_SEGMENTS = AT_RESERVED
 
 PART_T, PART_R, PART_S = 1, 2, 4
 FLOAT_LINEAR, FLOAT_STEP = 0, 1
@@ -120,7 +127,8 @@ class AdditiveBasis(IntEnum):
 
 
 class Encoding(IntEnum):
-    full = 0            # samples as built: the reference. Compressed encodings come later.
+    full = 0            # samples as built: the reference
+    compressed = 1      # clip/compress.py's: ranges, segments and bit rates
 
 
 @dataclass(frozen=True)
@@ -174,6 +182,8 @@ class _Header(NamedTuple):
     markers: int
     event_names: int
     marker_names: int
+    encoding: int
+    segments: int
 
 
 class Clip(ClipSampling):
@@ -193,15 +203,24 @@ class Clip(ClipSampling):
         keys = _key_count(c)
 
         bones = c.array(b"BONE", "<u4", (b, 2))
-        samples = c.array(b"SAMP", "<f4", (s, b, 10))
         _check_bones(bones, c.offset_of(b"BONE"))
-        dots = _check_samples(samples, bones, h.basis != AdditiveBasis.none, c.offset_of(b"SAMP"))
+        compressed = h.encoding == Encoding.compressed
+        if compressed:
+            self._stream = Stream(c, buf, bones[:, 1].copy(), s, f, h.segments,
+                                  c.offset_of(b"CLIP", AT_SEGMENTS), MAX_MAGNITUDE)
+            samples = floats = dots = None
+        else:
+            self._stream = None
+            samples = c.array(b"SAMP", "<f4", (s, b, 10))
+            dots = _check_samples(samples, bones, h.basis != AdditiveBasis.none,
+                                  c.offset_of(b"SAMP")).astype(np.float32)
         modes = c.array(b"FMOD", "<u4", (f,))
         bad = np.flatnonzero(modes > FLOAT_STEP)
         if bad.size:
             raise FormatError("float track interpolation unknown", c.offset_of(b"FMOD", 4 * int(bad[0])))
-        floats = c.array(b"FSMP", "<f4", (s, f))
-        _check_values(floats, c.offset_of(b"FSMP"))
+        if not compressed:
+            floats = c.array(b"FSMP", "<f4", (s, f))
+            _check_values(floats, c.offset_of(b"FSMP"))
         self._float_names = names.NameTable(c, b"F", f)
 
         key_tracks = c.array(b"KTRK", "<u4", (keys,))
@@ -226,15 +245,16 @@ class Clip(ClipSampling):
         self.loop_policy = LoopPolicy(h.loop)
         self.additive_basis = AdditiveBasis(h.basis)
         self.is_additive = h.basis != AdditiveBasis.none
-        self.is_compressed = False
+        self.is_compressed = compressed
         self.tracked_bone_count = b
         self.float_track_count = f
         self.discrete_track_count = h.discretes
         self._samples = samples
-        self._dots = dots.astype(np.float32)    # for the batched nlerp's lengths
+        self._dots = dots                       # for the batched nlerp's lengths
         self._floats = floats
         self._moves = moves
         self._bones = bones[:, 0].astype(np.intp)
+        self._bones64 = jit.array(self._bones, np.int64)
         self._parts = bones[:, 1].copy()
         self._reach = max(int(self._bones[-1]) + 1 if b else 0,
                           self._root[0] + 1 if self._root else 0)
@@ -248,6 +268,7 @@ class Clip(ClipSampling):
         self._last = s - 1
         self._tls = threading.local()
         self._bound = None              # the skeleton's bone count and what follows from it
+        self._decoded = None            # a compressed clip's samples decoded whole, on demand
 
     @classmethod
     def open(cls, data) -> "Clip":
@@ -294,13 +315,34 @@ class Clip(ClipSampling):
     # ---- the samples, for samplers of their own (graphs sample many clips at once)
     @property
     def samples(self) -> np.ndarray:
-        """The (S, B, 10) samples of the tracked bones, in place."""
+        """The (S, B, 10) samples of the tracked bones, in place (a full clip's; a compressed
+        clip's are decoded for a skeleton: decoded())."""
+        if self.is_compressed:
+            raise InvalidError("a compressed clip's samples are decoded for its skeleton (decoded)")
         return self._samples
 
     @property
     def segment_dots(self) -> np.ndarray:
         """(S - 1, B): each sample's rotations dotted with the next's (nlerp's lengths)."""
+        if self.is_compressed:
+            raise InvalidError("a compressed clip's samples are decoded for its skeleton (decoded)")
         return self._dots
+
+    def decoded(self, skeleton: Skeleton) -> tuple[np.ndarray, np.ndarray]:
+        """(samples (S, B, 10), segment dots (S - 1, B)) for a skeleton of the clip: a full
+        clip's in place, a compressed clip's decoded whole once (each rotation in the previous
+        sample's hemisphere, so they interpolate as a full clip's), for samplers that gather
+        rows of many clips at once (a graph's binding)."""
+        bound = self._skeleton(skeleton)
+        if not self.is_compressed:
+            return self._samples, self._dots
+        if self._decoded is None:
+            self._decoded = self._stream.all(bound[4], self.sample_count)
+        return self._decoded
+
+    def decoded_floats(self) -> np.ndarray:
+        """(S, F): the float tracks at every sample (a compressed clip's decoded anew)."""
+        return self._stream.all_floats(self.sample_count) if self.is_compressed else self._floats
 
     @property
     def tracked_bones(self) -> np.ndarray:
@@ -325,12 +367,19 @@ class Clip(ClipSampling):
     # ---- cursors
     @property
     def cursor_size(self) -> int:
-        """maniClip_GetCursorSize: the header and two decoded samples of bones and floats. The
+        """maniClip_GetCursorSize: the header and two decoded samples of bones and floats (and,
+        for a compressed clip, the two bone samples' rotation dot products). The
         scalar backend keeps no second copy in groups of eight bones, so this is also the
         compact size."""
-        return CURSOR_HEADER + 8 * (10 * self.tracked_bone_count + self.float_track_count)
+        dots = 4 * self.tracked_bone_count if self.is_compressed else 0
+        return CURSOR_HEADER + 8 * (10 * self.tracked_bone_count + self.float_track_count) + dots
 
     compact_cursor_size = cursor_size
+
+    @property
+    def compressed_size(self) -> int:
+        """The bytes of a compressed clip's bit stream (0 for a full clip)."""
+        return self._stream.bits if self.is_compressed else 0
 
 
 def is_open(clip) -> bool:
@@ -381,13 +430,22 @@ def _read_header(c: Container, buf) -> _Header:
         raise FormatError(f"loop policy {loop} unknown", at + AT_LOOP)
     if basis not in AdditiveBasis.__members__.values():
         raise FormatError(f"additive basis {basis} unknown", at + AT_BASIS)
-    if encoding != Encoding.full:
+    if encoding not in Encoding.__members__.values():
         raise FormatError(f"encoding {encoding} unknown", at + AT_ENCODING)
+    want = COMPRESSED_TAGS if encoding == Encoding.compressed else FULL_ONLY
+    other = FULL_ONLY if encoding == Encoding.compressed else COMPRESSED_TAGS
+    if all(c.has(tag) == (tag in other) for tag in COMPRESSED_TAGS + FULL_ONLY):
+        raise FormatError(f"encoding {encoding}, but the sections of the other", at + AT_ENCODING)
+    for tag in COMPRESSED_TAGS + FULL_ONLY:
+        if c.has(tag) != (tag in want):
+            raise FormatError(f"section {tag!r} {'missing' if tag in want else 'not of the encoding'}",
+                              c.size_field(tag) - 16 if c.has(tag) else 10)
     if root > 1 or root != c.has(b"ROOT") or root != c.has(b"RMOV"):
         raise FormatError("root motion flag does not match the sections", at + AT_ROOT)
-    for k, word in enumerate((r0, r1)):
-        if word:
-            raise FormatError("reserved field set", at + AT_RESERVED + 4 * k)
+    if r0 and encoding == Encoding.full:
+        raise FormatError("reserved field set", at + AT_RESERVED)
+    if r1:
+        raise FormatError("reserved field set", at + AT_RESERVED + 4)
 
     c.check_count(b, at + AT_TRACKED, {b"BONE": (8, 0), **({b"SAMP": (40 * s, 0)} if s else {})})
     c.check_count(f, at + AT_FLOATS, {b"FMOD": (4, 0), **names.count_items(b"F")})
@@ -402,7 +460,8 @@ def _read_header(c: Container, buf) -> _Header:
     if sample_count(duration, rate) != s:
         raise FormatError(f"duration {duration} at rate {rate} does not give {s} samples",
                           at + (AT_DURATION if by_sample else AT_SAMPLES))
-    return _Header(s, b, rate, duration, skel_id, loop, basis, root, f, d, e, m, ne, nm)
+    return _Header(s, b, rate, duration, skel_id, loop, basis, root, f, d, e, m, ne, nm,
+                   encoding, r0)
 
 
 def _read_root_motion(c: Container, s: int) -> tuple[tuple[int, int, int], np.ndarray]:

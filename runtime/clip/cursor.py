@@ -35,7 +35,8 @@ class ClipCursor:
         40      8     the samples held for the float tracks
         48      8     tracked bones and float tracks of the bound clip
         56      8     reserved, 0
-        64            f32 (2, B, 10) bone samples, then f32 (2, F) float samples
+        64            f32 (2, B, 10) bone samples, then f32 (2, F) float samples, then for
+                      a compressed clip f32 (B) the bone samples' rotation dot products
 
     A clip of another identity or view rebinds the cursor, dropping what it held.
     """
@@ -91,10 +92,10 @@ class ClipCursor:
         """Binds the cursor to the clip unless it is bound to it already; CapacityError (the
         cursor unchanged) when the clip needs more than the cursor's memory."""
         u64 = self._u64
-        b, f = clip.tracked_bone_count, clip.float_track_count
+        shape = (clip.tracked_bone_count, clip.float_track_count, clip.is_compressed)
         if u64[2] == clip.identity and u64[3] == id(clip):
-            if self._shape != (b, f):
-                self._views(b, f)
+            if self._shape != shape:
+                self._views(*shape)
             return
         if clip.cursor_size > self.size:
             raise CapacityError(f"a cursor of {self.size} bytes for a clip needing "
@@ -102,15 +103,17 @@ class ClipCursor:
         u64[2] = clip.identity
         u64[3] = id(clip)
         self._u32[8:12] = NO_SAMPLE
-        self._u32[12] = b
-        self._u32[13] = f
-        self._views(b, f)
+        self._u32[12] = shape[0]
+        self._u32[13] = shape[1]
+        self._views(*shape)
 
-    def _views(self, b: int, f: int) -> None:
-        body = self.buffer[CURSOR_HEADER:CURSOR_HEADER + 8 * (10 * b + f)].view("<f4")
+    def _views(self, b: int, f: int, compressed: bool) -> None:
+        end = CURSOR_HEADER + 8 * (10 * b + f) + (4 * b if compressed else 0)
+        body = self.buffer[CURSOR_HEADER:end].view("<f4")
         self._bone_rows = body[:20 * b].reshape(2, b, 10)
-        self._float_rows = body[20 * b:].reshape(2, f)
-        self._shape = (b, f)
+        self._float_rows = body[20 * b:20 * b + 2 * f].reshape(2, f)
+        self._dots = body[20 * b + 2 * f:]
+        self._shape = (b, f, compressed)
 
     def sample(self, clip: Clip, skeleton: Skeleton, time, out: Pose) -> None:
         """maniClipCursor_Sample: as Clip.sample, from the two samples the cursor holds,
@@ -121,14 +124,17 @@ class ClipCursor:
         self._bind(clip)
         i, j, f = clip.segment(time)
         u32 = self._u32
+        rows = self._bone_rows
         if u32[8] != i or u32[9] != j:
-            rows = self._bone_rows
-            rows[0] = clip._samples[i]
-            rows[1] = clip._samples[j]
+            if clip.is_compressed:
+                clip.decode_pair(bound, i, j, rows, self._dots)
+            else:
+                rows[0] = clip._samples[i]
+                rows[1] = clip._samples[j]
             u32[8] = i
             u32[9] = j
-        rows = self._bone_rows
-        clip._sample_rows(rows[0], rows[1], i, f, skeleton, bound, out)
+        dots = self._dots if clip.is_compressed else clip._dots[i] if clip._last else None
+        clip._sample_rows(rows[0], rows[1], dots, f, skeleton, bound, out)
 
     def sample_floats(self, clip: Clip, time, out: np.ndarray | None = None) -> np.ndarray:
         """maniClipCursor_SampleFloats: as Clip.sample_floats, through the cursor."""
@@ -139,8 +145,11 @@ class ClipCursor:
         i, j, f = clip.segment(time)
         u32 = self._u32
         if u32[10] != i or u32[11] != j:
-            self._float_rows[0] = clip._floats[i]
-            self._float_rows[1] = clip._floats[j]
+            if clip.is_compressed:
+                clip.float_rows(i, j, self._float_rows)
+            else:
+                self._float_rows[0] = clip._floats[i]
+                self._float_rows[1] = clip._floats[j]
             u32[10] = i
             u32[11] = j
         with np.errstate(all="ignore"):

@@ -13,8 +13,9 @@ import math
 
 import numpy as np
 
+from . import compress_kernels as ck
 from . import kernels
-from ..core import args
+from ..core import args, jit
 from ..core.errors import CapacityError, InvalidError
 from ..core.transform import IDENTITY
 from ..pose.pose import Pose, PoseBatch
@@ -38,10 +39,14 @@ def to_f32(x: float) -> np.float32:
 
 class _Scratch:
     """Per-thread working arrays of one clip's sampling, so a frame allocates nothing and two
-    threads sampling one clip never share them."""
+    threads sampling one clip never share them (a compressed clip's two decoded samples and
+    their dot products too)."""
 
     def __init__(self, b: int, f: int):
         self.rows = np.empty((b, 10), dtype=np.float32)
+        self.pair = np.empty((2, b, 10), dtype=np.float32)
+        self.dots = np.empty(b, dtype=np.float32)
+        self.float_pair = np.empty((2, f), dtype=np.float32)
         self.norm = np.empty(b, dtype=np.float32)
         self.norm_col = self.norm[:, None]
         self.weights = np.empty(f, dtype=np.float32)
@@ -58,6 +63,13 @@ class _BatchScratch:
         self.v = np.empty((m, b, 10), dtype=np.float32)
         self.length = np.empty((m, b), dtype=np.float32)
         self._full = None
+        self._floats = None
+
+    def floats(self, f: int) -> tuple[np.ndarray, np.ndarray]:
+        """Two (m, f) arrays: a compressed clip's float samples around each time."""
+        if self._floats is None or self._floats[0].shape[1] != f:
+            self._floats = (np.empty((self.m, f), np.float32), np.empty((self.m, f), np.float32))
+        return self._floats
 
     def full(self, n: int) -> np.ndarray:
         """(m, n, 10): whole poses, for a clip that tracks some of the bones."""
@@ -69,7 +81,9 @@ class _BatchScratch:
 class ClipSampling:
     """Clip's sampling (maniClip_Sample, SampleBones, SampleFloats, GetDiscreteValue, and the
     batched path), over the arrays its open set: _samples (S, B, 10), _dots (S - 1, B),
-    _floats (S, F), _bones, the float tracks' modes and the discrete keys."""
+    _floats (S, F), _bones, the float tracks' modes and the discrete keys; a compressed clip
+    (is_compressed) decodes its rows from _stream (clip/compressed.py) instead, two samples
+    at a time, into per-thread scratch."""
 
     # ---- the grid
     def segment(self, time) -> tuple[int, int, float]:
@@ -96,7 +110,8 @@ class ClipSampling:
 
     def _skeleton(self, skeleton) -> tuple:
         """Refuses a skeleton that is not the clip's; (bone count, tracked row of each bone or
-        -1, identity locals, whether every bone is tracked) for one that is."""
+        -1, identity locals, whether every bone is tracked, what a compressed clip's default
+        parts decode to, what its untracked bones take) for one that is."""
         if not isinstance(skeleton, Skeleton):
             raise InvalidError("not an opened skeleton")
         if skeleton.identity != self.skeleton_identity:
@@ -109,8 +124,12 @@ class ClipSampling:
                                    "past it)")
             where = np.full(n, -1, dtype=np.intp)
             where[self._bones] = np.arange(self.tracked_bone_count)
+            base = (self._stream.base(skeleton.rests, self._bones, self.is_additive)
+                    if self.is_compressed else None)
+            fill = jit.array(np.tile(IDENTITY, (n, 1)) if self.is_additive else skeleton.rests,
+                             np.float32)
             bound = self._bound = (n, where, np.tile(IDENTITY, (n, 1)),
-                                   self.tracked_bone_count == n)
+                                   self.tracked_bone_count == n, base, fill)
         return bound
 
     def _batch_scratch(self, m: int) -> "_BatchScratch":
@@ -128,9 +147,10 @@ class ClipSampling:
             raise InvalidError("a pose of another skeleton")
         return bound
 
-    def _write(self, a: np.ndarray, b: np.ndarray, i: int, f: float, skeleton: Skeleton,
+    def _write(self, a: np.ndarray, b: np.ndarray, dots, f: float, skeleton: Skeleton,
                bound: tuple, locals_: np.ndarray) -> None:
-        """Interpolates two (B, 10) sample rows (samples i and i + 1) into a pose's locals: lerp,
+        """Interpolates two (B, 10) sample rows (with their rotations' dot products; None for a
+        clip of one sample) into a pose's locals: lerp,
         then the rotation columns normalized (nlerp); untracked bones take the rest (or the
         identity). nlerp's length comes from the samples' dot products, kept at the open:
         |a + f (b - a)|^2 = 1 - c (1 - a.b) with c = 2 f (1 - f), so no reduction runs over
@@ -143,7 +163,7 @@ class ClipSampling:
         np.add(dst, a, out=dst)
         c = 2.0 * f * (1.0 - f)
         if c:
-            np.multiply(self._dots[i], c, out=s.norm)
+            np.multiply(dots, c, out=s.norm)
             np.add(s.norm, 1.0 - c, out=s.norm)
             np.sqrt(s.norm, out=s.norm)
             q = dst[:, 3:7]
@@ -160,16 +180,31 @@ class ClipSampling:
         """
         bound = self.check_target(skeleton, out)
         i, j, f = self.segment(time)
-        self._sample_rows(self._samples[i], self._samples[j], i, f, skeleton, bound, out)
-
-    def _sample_rows(self, a: np.ndarray, b: np.ndarray, i: int, f: float, skeleton: Skeleton,
-                     bound: tuple, out: Pose) -> None:
-        """sample() from samples i and i + 1 as given (the clip's, or a cursor's copies)."""
-        if self._mutable:
-            with np.errstate(all="ignore"):
-                self._write(a, b, i, f, skeleton, bound, out.locals)
+        if self.is_compressed:
+            s = self._scratch()
+            self.decode_pair(bound, i, j, s.pair, s.dots)
+            self._sample_rows(s.pair[0], s.pair[1], s.dots, f, skeleton, bound, out)
         else:
-            self._write(a, b, i, f, skeleton, bound, out.locals)
+            self._sample_rows(self._samples[i], self._samples[j], self._dots[i] if self._last else None,
+                              f, skeleton, bound, out)
+
+    def decode_pair(self, bound: tuple, i: int, j: int, rows: np.ndarray, dots: np.ndarray) -> None:
+        """A compressed clip's samples i and j into rows (2, B, 10), j's rotations in i's
+        hemisphere, and their dot products into dots (B)."""
+        self._stream.pair(bound[4], i, j, rows[0], rows[1], dots)
+
+    def _sample_rows(self, a: np.ndarray, b: np.ndarray, dots, f: float, skeleton: Skeleton,
+                     bound: tuple, out: Pose) -> None:
+        """sample() from two samples as given (the clip's, decoded ones, or a cursor's). A
+        compressed clip interpolates in one compiled pass (compress_kernels.interpolate, the
+        same arithmetic as _write's), since its decode is one already."""
+        if self.is_compressed:
+            ck.interpolate(a, b, dots, float(f), self._bones64, bound[5], out.locals)
+        elif self._mutable:
+            with np.errstate(all="ignore"):
+                self._write(a, b, dots, f, skeleton, bound, out.locals)
+        else:
+            self._write(a, b, dots, f, skeleton, bound, out.locals)
         out.mark_kind(self.is_additive)
 
     def sample_bones(self, skeleton: Skeleton, time, bones, out: Pose) -> None:
@@ -178,7 +213,7 @@ class ClipSampling:
         The pose must be of the clip's kind (a difference for an additive clip), since a pose
         holding both kinds would mean nothing; the pose is unchanged on failure.
         """
-        n, where, identity, _ = self.check_target(skeleton, out)
+        n, where, identity, _, base, _ = self.check_target(skeleton, out)
         if bones is None:
             raise InvalidError("no bones")
         try:
@@ -193,21 +228,34 @@ class ClipSampling:
         rows = where[sel]
         tracked = rows >= 0
         with np.errstate(all="ignore"):
-            a = self._samples[i][rows[tracked]]
-            v = a + np.float32(f) * (self._samples[j][rows[tracked]] - a)
+            if self.is_compressed:
+                a, b, dots = self._decode_bones(base, rows[tracked], i, j)
+            else:
+                a, b = self._samples[i][rows[tracked]], self._samples[j][rows[tracked]]
+                dots = self._dots[i][rows[tracked]] if self._last else None
+            v = a + np.float32(f) * (b - a)
             c = 2.0 * f * (1.0 - f)
             if c:
-                v[:, 3:7] /= np.sqrt(1.0 - c + c * self._dots[i][rows[tracked]])[:, None]
+                v[:, 3:7] /= np.sqrt(1.0 - c + c * dots)[:, None]
         base = identity if self.is_additive else skeleton.rests
         untracked = sel[~tracked]
         out.locals[untracked] = base[untracked]
         out.locals[sel[tracked]] = v
         out.mark_stale()
 
+    def _decode_bones(self, base, rows: np.ndarray, i: int, j: int) -> tuple:
+        """A compressed clip's samples i and j of the tracked rows given, and no other's, j's
+        rotations in i's hemisphere, and their dot products."""
+        a = np.empty((rows.size, 10), dtype=np.float32)
+        b = np.empty((rows.size, 10), dtype=np.float32)
+        dots = np.empty(rows.size, dtype=np.float32)
+        self._stream.bones_pair(base, i, j, rows, a, b, dots)
+        return a, b, dots
+
     def sample_batch(self, skeleton: Skeleton, times, batch: PoseBatch, rows=None) -> None:
         """Samples many poses of one skeleton at their own times in one pass: `times[k]` into
         pose `rows[k]` of the batch (every pose in order without rows). As sample() per pose."""
-        n, _, identity, whole = self._skeleton(skeleton)
+        n, _, identity, whole, base, _ = self._skeleton(skeleton)
         if not isinstance(batch, PoseBatch) or batch.skeleton_identity != skeleton.identity \
                 or batch.locals.shape[1] != n:
             raise InvalidError("not a batch of the clip's skeleton")
@@ -229,8 +277,11 @@ class ClipSampling:
         sc = self._batch_scratch(t.size)
         a, v, length = sc.a, sc.v, sc.length
         with np.errstate(all="ignore"):
-            np.take(self._samples, i, axis=0, out=a, mode="clip")
-            np.take(self._samples, j, axis=0, out=v, mode="clip")
+            if self.is_compressed:
+                self._stream.pairs(base, i, j, a, v, length)
+            else:
+                np.take(self._samples, i, axis=0, out=a, mode="clip")
+                np.take(self._samples, j, axis=0, out=v, mode="clip")
             flat_a, flat_v = a.reshape(t.size, -1), v.reshape(t.size, -1)
             np.subtract(flat_v, flat_a, out=flat_v)
             np.multiply(flat_v, f[:, None], out=flat_v)
@@ -238,7 +289,8 @@ class ClipSampling:
             if self._last:
                 # nlerp's length from the rows' dot products, without a reduction over the
                 # strided rotation columns: |a + f (b - a)|^2 = 1 - c (1 - a.b), c = 2 f (1 - f)
-                np.take(self._dots, i, axis=0, out=length, mode="clip")
+                if not self.is_compressed:
+                    np.take(self._dots, i, axis=0, out=length, mode="clip")
                 c = (2.0 * f * (1.0 - f))[:, None]
                 np.multiply(length, c, out=length)
                 np.add(length, 1.0 - c, out=length)
@@ -287,17 +339,34 @@ class ClipSampling:
         `out` (float32) when given: CapacityError with .count when it is short, nothing written."""
         dst = self._float_out(out)
         i, j, f = self.segment(time)
+        a, b = self.float_rows(i, j)
         with np.errstate(all="ignore"):
-            self._floats_into(self._floats[i], self._floats[j], f, dst[:self.float_track_count])
+            self._floats_into(a, b, f, dst[:self.float_track_count])
         return dst
+
+    def float_rows(self, i: int, j: int, into: np.ndarray | None = None):
+        """The float tracks at samples i and j: a full clip's rows in place, or a compressed
+        clip's decoded (into the (2, F) `into`, or per-thread scratch)."""
+        if not self.is_compressed:
+            return self._floats[i], self._floats[j]
+        pair = self._scratch().float_pair if into is None else into
+        self._stream.floats_at(i, pair[0])
+        self._stream.floats_at(j, pair[1])
+        return pair[0], pair[1]
 
     def sample_floats_batch(self, times) -> np.ndarray:
         """sample_floats at many times at once: (m, F) float32."""
         i, j, f = self.segments(times)
+        if self.is_compressed:
+            a = np.empty((i.size, self.float_track_count), np.float32)
+            b = np.empty_like(a)
+            self._stream.floats_pairs(i.reshape(-1), j.reshape(-1), a, b)
+            a, b = a.reshape(i.shape + (-1,)), b.reshape(i.shape + (-1,))
+        else:
+            a, b = self._floats[i], self._floats[j]
         with np.errstate(all="ignore"):
-            a = self._floats[i]
-            w = np.where(self._step, (f >= 1.0)[:, None], f[:, None]).astype(np.float32)
-            return a + w * (self._floats[j] - a)
+            w = np.where(self._step, (f >= 1.0)[..., None], f[..., None]).astype(np.float32)
+            return a + w * (b - a)
 
     # ---- discrete tracks
     def discrete_value(self, track: int, time) -> int:

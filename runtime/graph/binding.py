@@ -279,9 +279,9 @@ class GraphBinding:
         r.marker_times = [m.time for m in markers]
         r.marker_names = [m.name for m in markers]
         r.moves = clip.moves.astype(np.float64).tolist() if clip.has_root_motion else None
-        r.samples = clip.samples
+        r.samples, dots = clip.decoded(self.skeleton)     # a compressed clip's, decoded once
         # one more row of dot products, for the last sample (a clip of one sample uses it)
-        r.dots = np.vstack([clip.segment_dots, np.ones((1, clip.tracked_bone_count), np.float32)])
+        r.dots = np.vstack([dots, np.ones((1, clip.tracked_bone_count), np.float32)])
         tracked = clip.tracked_bones
         n = self.skeleton.bone_count
         r.whole = tracked.size == n
