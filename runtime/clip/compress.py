@@ -34,7 +34,7 @@ import numpy as np
 from . import compress_kernels as ck
 from .clip import (AT_ENCODING, AT_SEGMENTS, FORMAT_MINOR, FORMAT_VERSION, KNOWN, Clip,
                    Encoding, PART_R, PART_S, PART_T, is_open)
-from .compressed import TAGS, PAD, track_widths
+from .compressed import PAD, TAGS
 from ..core import args, container
 from ..core.builder import Builder
 from ..core.container import Container, FileKind, Section
@@ -123,7 +123,7 @@ def compress(clip: Clip, skeleton: Skeleton, options: CompressOptions) -> tuple[
     the clip against the skeleton)."""
     if clip.is_compressed:
         raise InvalidError("the clip is compressed already")
-    bound = clip._skeleton(skeleton)            # refuses another skeleton's clip
+    clip._skeleton(skeleton)                    # refuses another skeleton's clip
     n = skeleton.bone_count
     s, b, f = clip.sample_count, clip.tracked_bone_count, clip.float_track_count
     bones = clip.tracked_bones

@@ -311,3 +311,83 @@ def dump(value, indent: int = 0) -> str:
     if isinstance(value, int):
         return str(value)
     return number(value)
+
+
+# ---- reading a form -------------------------------------------------------------------------
+MISSING = object()      # a member's default: none, it must be given
+
+
+def form_error(code: GraphForm, offset: int, message: str):
+    return InvalidError(f"JSON form: {message} at byte {offset}", reason=BuildReason.Form,
+                        item=offset, other=int(code))
+
+
+class JsonObject:
+    """An object of a JSON form (a graph's, a mirror map's): its members, each checked
+    against the ones it takes before any is read; a member asked for with no default must
+    be there."""
+
+    def __init__(self, v: Value, takes, what: str):
+        if v.kind != "object":
+            raise form_error(GraphForm.type, v.offset, f"{what} is not an object")
+        self.offset = v.offset
+        self.what = what
+        self.members = {}
+        for key, at, value in v.value:
+            if key in self.members:
+                raise form_error(GraphForm.duplicate, at, f"{what}'s {key!r} given twice")
+            if key not in takes:
+                raise form_error(GraphForm.member, at, f"{what} takes no member {key!r}")
+            self.members[key] = (at, value)
+
+    def at(self, key: str) -> int:
+        return self.members[key][0] if key in self.members else self.offset
+
+    def get(self, key: str, kinds: tuple, default=MISSING):
+        if key not in self.members:
+            if default is MISSING:
+                raise form_error(GraphForm.missing, self.offset, f"{self.what} lacks {key!r}")
+            return default
+        at, v = self.members[key]
+        if v.kind not in kinds:
+            raise form_error(GraphForm.type, at, f"{self.what}'s {key!r} is not a {' or '.join(kinds)}")
+        return v
+
+    def maybe(self, key: str, kind: str) -> Value | None:
+        """A member whose off value is none: its value, or None when it is left out or null
+        (the one place null is read, so it means none wherever the form has a none)."""
+        v = self.get(key, (kind, "null"), None)
+        return None if v is None or v.kind == "null" else v
+
+    def number(self, key: str, default=MISSING):
+        v = self.get(key, ("number",), default)
+        return v.value if isinstance(v, Value) else v
+
+    def whole(self, key: str, default=MISSING, least=None):
+        v = self.get(key, ("number",), default)
+        if not isinstance(v, Value):
+            return v
+        if v.value != int(v.value) or (least is not None and v.value < least):
+            raise form_error(GraphForm.value, self.at(key), f"{self.what}'s {key!r} is not a whole number")
+        return int(v.value)
+
+    def flag(self, key: str, default=False) -> bool:
+        v = self.get(key, ("bool",), None)
+        return default if v is None else v.value
+
+    def text(self, key: str, default=MISSING):
+        v = self.get(key, ("string",), default)
+        return v.value if isinstance(v, Value) else v
+
+    def items(self, key: str, default=MISSING):
+        v = self.get(key, ("array",), default)
+        return v.value if isinstance(v, Value) else v
+
+    def option(self, key: str, table: dict, default):
+        name = self.text(key, None)
+        if name is None:
+            return default
+        for value, text in table.items():
+            if text == name:
+                return value
+        raise form_error(GraphForm.value, self.at(key), f"{self.what}'s {key!r} names no option {name!r}")

@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 
 from . import args
-from .errors import InvalidError
 
 T, R, S = slice(0, 3), slice(3, 7), slice(7, 10)
 IDENTITY = np.array([0, 0, 0, 0, 0, 0, 1, 1, 1, 1], dtype=np.float32)

@@ -32,7 +32,7 @@ from ..core.errors import InvalidError
 from ..core.jit import kernel
 from ..pose.skeleton import opened
 from .limits import KEEP_ANGLE
-from .rotations import angle_of, partial, qconj, qmul, qunit
+from ..core.rotations import angle_of, partial, qconj, qmul, qunit
 
 NO_PLACE = -1
 

@@ -14,7 +14,7 @@ from .chain import (NO_PLACE, applied, frames, load, path_to, place_of, point, r
                     turn_rotation)
 from .joints import LimitKind
 from .limits import MAX_IK_CHAIN_BONES, REACH
-from .rotations import (TINY, across, add, arc, axis_angle, bounded, cross, dot, length,
+from ..core.rotations import (TINY, across, add, arc, axis_angle, bounded, cross, dot, length,
                         partial, perpendicular, qconj, qmul, qunit, rotate, scaled,
                         signed_angle, sub, twist_about, unit, wrap)
 

@@ -173,7 +173,6 @@ class Checked:
 
 def check(builder: Builder, source: MirrorMapSource) -> Checked:
     skeleton = source.skeleton
-    n = skeleton.bone_count
     pairs = _listed(builder, source.pairs, "pairs")
     rule_list = _listed(builder, source.rules, "rules")
     name_pairs = _listed(builder, source.name_pairs, "name pairs")

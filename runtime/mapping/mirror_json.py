@@ -24,7 +24,7 @@ import numpy as np
 from ..core import args
 from ..core.builder import Builder, enter_build
 from ..core.errors import BuildReason, InvalidError, VersionError
-from ..core.json_text import GraphForm, Value, dump, parse
+from ..core.json_text import GraphForm, JsonObject, Value, dump, form_error, parse
 from ..core.limits import NO_BONE
 from ..pose.skeleton import Skeleton
 from .mirror_build import MirrorAxis, MirrorMapSource, MirrorRule, RulePlace, check, layout
@@ -70,98 +70,59 @@ def write_mirror_map_json(builder: Builder, source: MirrorMapSource) -> str:
 
 
 # ---- reading ----------------------------------------------------------------------------------
-def _form(code: GraphForm, offset: int, message: str):
-    return InvalidError(f"JSON form: {message} at byte {offset}", reason=BuildReason.Form,
-                        item=offset, other=int(code))
-
-
-class _Obj:
-    """An object's members, each checked against the ones it takes before any is read."""
-
-    def __init__(self, v: Value, takes, what: str):
-        if v.kind != "object":
-            raise _form(GraphForm.type, v.offset, f"{what} is not an object")
-        self.offset, self.what, self.members = v.offset, what, {}
-        for key, at, value in v.value:
-            if key in self.members:
-                raise _form(GraphForm.duplicate, at, f"{what}'s {key!r} given twice")
-            if key not in takes:
-                raise _form(GraphForm.member, at, f"{what} takes no member {key!r}")
-            self.members[key] = (at, value)
-
-    def get(self, key: str, kind: str, default=None, needed=False):
-        if key not in self.members:
-            if needed:
-                raise _form(GraphForm.missing, self.offset, f"{self.what} lacks {key!r}")
-            return default
-        at, v = self.members[key]
-        if v.kind != kind:
-            raise _form(GraphForm.type, at, f"{self.what}'s {key!r} is not a {kind}")
-        return v
-
-    def option(self, key: str, table: dict, default):
-        v = self.get(key, "string")
-        if v is None:
-            return default
-        for value, text in table.items():
-            if text == v.value:
-                return value
-        raise _form(GraphForm.value, self.members[key][0], f"{self.what}'s {key!r} names no option {v.value!r}")
-
-
-def _list(o: _Obj, key: str) -> list:
-    v = o.get(key, "array")
+def _list(o: JsonObject, key: str) -> list:
+    v = o.get(key, ("array",), None)
     return [] if v is None else v.value
 
 
 def _string(v: Value, what: str) -> str:
     if v.kind != "string":
-        raise _form(GraphForm.type, v.offset, f"{what} is not a string")
+        raise form_error(GraphForm.type, v.offset, f"{what} is not a string")
     return v.value
 
 
 def _pair(v: Value, what: str) -> tuple[Value, Value]:
     if v.kind != "array" or len(v.value) != 2:
-        raise _form(GraphForm.type, v.offset, f"{what} is not a pair")
+        raise form_error(GraphForm.type, v.offset, f"{what} is not a pair")
     return v.value[0], v.value[1]
 
 
 def _bone(skeleton: Skeleton, v: Value, what: str) -> int:
     b = skeleton.find_bone(_string(v, what))
     if b == NO_BONE:
-        raise _form(GraphForm.name, v.offset, f"{what} names no bone")
+        raise form_error(GraphForm.name, v.offset, f"{what} names no bone")
     return b
 
 
-def _numbers(o: _Obj, key: str, rest: np.ndarray) -> np.ndarray:
-    v = o.get(key, "array")
+def _numbers(o: JsonObject, key: str, rest: np.ndarray) -> np.ndarray:
+    v = o.get(key, ("array",), None)
     if v is None:
         return rest
     if len(v.value) != rest.size or any(x.kind != "number" for x in v.value):
-        raise _form(GraphForm.type, v.offset, f"{o.what}'s {key!r} is not {rest.size} numbers")
+        raise form_error(GraphForm.type, v.offset, f"{o.what}'s {key!r} is not {rest.size} numbers")
     return np.array([x.value for x in v.value], dtype=np.float64)
 
 
 def from_json(v: Value, skeleton: Skeleton) -> MirrorMapSource:
-    top = _Obj(v, TOP, "the mirror map")
-    fmt = top.get("format", "string", needed=True)
+    top = JsonObject(v, TOP, "the mirror map")
+    fmt = top.get("format", ("string",))
     if fmt.value != FORMAT:
-        raise _form(GraphForm.value, fmt.offset, f"format {fmt.value!r} is not {FORMAT!r}")
-    ver = top.get("version", "number", needed=True)
+        raise form_error(GraphForm.value, fmt.offset, f"format {fmt.value!r} is not {FORMAT!r}")
+    ver = top.get("version", ("number",))
     if ver.value != FORM_VERSION:
         raise VersionError(f"form version {ver.value}; this library reads {FORM_VERSION}",
                            reason=BuildReason.Form, item=ver.offset, other=int(GraphForm.version))
     axis = top.option("axis", AXES, None)
     if axis is None:
-        raise _form(GraphForm.missing, top.offset, "the mirror map lacks 'axis'")
+        raise form_error(GraphForm.missing, top.offset, "the mirror map lacks 'axis'")
     reference = np.array(skeleton.rests, dtype=np.float64)
     listed = set()
     for entry in _list(top, "reference"):
-        e = _Obj(entry, {"bone", "translation", "rotation", "scale"}, "a reference entry")
-        name = e.get("bone", "string", needed=True)
+        e = JsonObject(entry, {"bone", "translation", "rotation", "scale"}, "a reference entry")
+        name = e.get("bone", ("string",))
         b = _bone(skeleton, name, "a reference entry's bone")
         if b in listed:
-            raise _form(GraphForm.duplicate, name.offset, "a bone the reference lists twice")
+            raise form_error(GraphForm.duplicate, name.offset, "a bone the reference lists twice")
         listed.add(b)
         reference[b, 0:3] = _numbers(e, "translation", reference[b, 0:3])
         reference[b, 3:7] = _numbers(e, "rotation", reference[b, 3:7])
@@ -172,9 +133,9 @@ def from_json(v: Value, skeleton: Skeleton) -> MirrorMapSource:
         pairs.append((_bone(skeleton, a, "a pair's bone"), _bone(skeleton, b, "a pair's bone")))
     rules = []
     for r in _list(top, "rules"):
-        o = _Obj(r, {"find", "place", "replace"}, "a rule")
-        rules.append(MirrorRule(o.get("find", "string", needed=True).value,
-                                o.get("replace", "string", needed=True).value,
+        o = JsonObject(r, {"find", "place", "replace"}, "a rule")
+        rules.append(MirrorRule(o.text("find"),
+                                o.text("replace"),
                                 o.option("place", PLACES, RulePlace.anywhere)))
     name_pairs = []
     for p in _list(top, "namePairs"):

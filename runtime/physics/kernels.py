@@ -25,37 +25,14 @@ import numpy as np
 
 from ..core.jit import kernel
 from ..core.limits import NO_BONE
+from ..core.rotations import add, dot, qconj, qmul, rotate, scaled, sub
 
 AT_PLACEMENT, AT_FORCE, AT_LOCALS = 4, 14, 20
 GRID_SLACK = 1e-6       # of a step
 CAPSULE_PASSES = 3      # nearest point, pushed, nearest point again: a capsule's bend settles
 
 
-# ---- small arithmetic ------------------------------------------------------------------------
-@kernel
-def _qmul(a, b):
-    ax, ay, az, aw = a
-    bx, by, bz, bw = b
-    return (aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz)
-
-
-@kernel
-def _qconj(q):
-    return (-q[0], -q[1], -q[2], q[3])
-
-
-@kernel
-def _qrot(q, v):
-    """v turned by the unit quaternion q: v + 2 w (u x v) + 2 u x (u x v)."""
-    ux, uy, uz, w = q
-    cx = 2.0 * (uy * v[2] - uz * v[1])
-    cy = 2.0 * (uz * v[0] - ux * v[2])
-    cz = 2.0 * (ux * v[1] - uy * v[0])
-    return (v[0] + w * cx + (uy * cz - uz * cy), v[1] + w * cy + (uz * cx - ux * cz),
-            v[2] + w * cz + (ux * cy - uy * cx))
-
-
+# ---- small arithmetic (the rest is core.rotations') ----------------------------------------
 @kernel
 def _qnorm(q):
     n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
@@ -74,26 +51,6 @@ def _arc(a, b):
         return _qnorm((px, py, pz, 0.0))
     return _qnorm((a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
                    a[0] * b[1] - a[1] * b[0], 1.0 + d))
-
-
-@kernel
-def _sub(a, b):
-    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
-
-
-@kernel
-def _add(a, b):
-    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
-
-
-@kernel
-def _scale(a, s):
-    return (a[0] * s, a[1] * s, a[2] * s)
-
-
-@kernel
-def _dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
 @kernel
@@ -181,18 +138,18 @@ def _compose(parents, locals_, placement, model, turns):
         t = (locals_[b, 0], locals_[b, 1], locals_[b, 2])
         p = np.int64(parents[b])
         root = not p < b
-        turn = _qmul(pq, q) if root else _qmul((turns[p, 0], turns[p, 1], turns[p, 2],
+        turn = qmul(pq, q) if root else qmul((turns[p, 0], turns[p, 1], turns[p, 2],
                                                  turns[p, 3]), q)
         turns[b, 0], turns[b, 1], turns[b, 2], turns[b, 3] = turn
         for j in range(4):
             if j < 3:
                 e = (locals_[b, 7] if j == 0 else 0.0, locals_[b, 8] if j == 1 else 0.0,
                      locals_[b, 9] if j == 2 else 0.0)
-                c = _qrot(q, e)
+                c = rotate(q, e)
             else:
                 c = t
             if root:
-                c = _qrot(pq, (c[0] * ps[0], c[1] * ps[1], c[2] * ps[2]))
+                c = rotate(pq, (c[0] * ps[0], c[1] * ps[1], c[2] * ps[2]))
                 for i in range(3):
                     model[b, i, j] = c[i] + (placement[i] if j == 3 else 0.0)
             else:
@@ -206,36 +163,36 @@ def _compose(parents, locals_, placement, model, turns):
 def _bound_cosine(head, tail, length, axis, bound, at_least):
     """The tail turned about its head, nearest where it was, so its direction's cosine to
     the unit axis is at least (or, at_least False, at most) bound (clamped to [-1, 1])."""
-    d = _unit(_sub(tail, head), axis)
-    c = _dot(d, axis)
+    d = _unit(sub(tail, head), axis)
+    c = dot(d, axis)
     if (c >= bound) if at_least else (c <= bound):
         return tail
     bound = min(1.0, max(-1.0, bound))
-    perp = _sub(d, _scale(axis, c))
+    perp = sub(d, scaled(axis, c))
     fallback = (0.0, -axis[2], axis[1]) if abs(axis[0]) < 0.9 else (-axis[1], axis[0], 0.0)
     perp = _unit(perp, _unit(fallback, (0.0, 0.0, 1.0)))
     s = math.sqrt(max(0.0, 1.0 - bound * bound))
-    return _add(head, _scale(_add(_scale(axis, bound), _scale(perp, s)), length))
+    return add(head, scaled(add(scaled(axis, bound), scaled(perp, s)), length))
 
 
 @kernel
 def _sphere(head, tail, length, center, radius, inside):
     """The tail kept out of (or in) the sphere of radius about center."""
-    to = _sub(center, head)
-    dist = math.sqrt(_dot(to, to))
+    to = sub(center, head)
+    dist = math.sqrt(dot(to, to))
     if not dist > 1e-12 * max(length, 1e-300):
         return tail                     # concentric: every direction is as near as any other
-    axis = _scale(to, 1.0 / dist)
+    axis = scaled(to, 1.0 / dist)
     bound = (length * length + dist * dist - radius * radius) / (2.0 * dist * length)
     return _bound_cosine(head, tail, length, axis, bound, inside)
 
 
 @kernel
 def _nearest_on_segment(a, b, p):
-    ab = _sub(b, a)
-    den = _dot(ab, ab)
-    t = 0.0 if not den > 0.0 else min(1.0, max(0.0, _dot(_sub(p, a), ab) / den))
-    return _add(a, _scale(ab, t))
+    ab = sub(b, a)
+    den = dot(ab, ab)
+    t = 0.0 if not den > 0.0 else min(1.0, max(0.0, dot(sub(p, a), ab) / den))
+    return add(a, scaled(ab, t))
 
 
 @kernel
@@ -269,17 +226,17 @@ def _collide(head, tail, length, hit, kind, table, c):
     a = (table[c, 0], table[c, 1], table[c, 2])
     b = (table[c, 3], table[c, 4], table[c, 5])
     if kind == 4:                                            # plane
-        if _dot(_sub(tail, a), b) >= hit:
+        if dot(sub(tail, a), b) >= hit:
             return tail
-        bound = (hit - _dot(_sub(head, a), b)) / length
+        bound = (hit - dot(sub(head, a), b)) / length
         return _bound_cosine(head, tail, length, b, bound, True)
     inside = kind == 2 or kind == 3
     reach = max(0.0, table[c, 6] - hit) if inside else table[c, 6] + hit
     sphere = kind == 0 or kind == 2
     for _ in range(1 if sphere else CAPSULE_PASSES):
         near = a if sphere else _nearest_on_segment(a, b, tail)
-        gap = _sub(tail, near)
-        far = _dot(gap, gap)
+        gap = sub(tail, near)
+        far = dot(gap, gap)
         if (far <= reach * reach) if inside else (far >= reach * reach):
             return tail
         tail = _sphere(head, tail, length, near, reach, inside)
@@ -291,7 +248,7 @@ def _limit(head, tail, length, frame, kind, values, j):
     """The tail kept within joint j's limit, its frame the limit's turn in the world."""
     if kind == 0:
         return tail
-    d = _qrot(_qconj(frame), _unit(_sub(tail, head), _qrot(frame, (0.0, 1.0, 0.0))))
+    d = rotate(qconj(frame), _unit(sub(tail, head), rotate(frame, (0.0, 1.0, 0.0))))
     angle = np.float64(values[j, 0])
     if kind == 2:                                             # hinge: about X only
         d = _unit((0.0, d[1], d[2]), (0.0, 1.0, 0.0))
@@ -307,17 +264,17 @@ def _limit(head, tail, length, frame, kind, values, j):
             perp = _unit((d[0], 0.0, d[2]), (0.0, 0.0, 1.0))
             s = math.sin(angle)
             d = (perp[0] * s, bound, perp[2] * s)
-    return _add(head, _scale(_qrot(frame, d), length))
+    return add(head, scaled(rotate(frame, d), length))
 
 
 @kernel
 def _limit_frame(turn, direction, values, j):
     """Joint j's limit frame: the joint's turn, +Y taken onto the pose's head-to-tail
     direction by the shortest arc, then the limit's rotation."""
-    local = _qrot(_qconj(turn), direction)
+    local = rotate(qconj(turn), direction)
     q = (np.float64(values[j, 4]), np.float64(values[j, 5]), np.float64(values[j, 6]),
          np.float64(values[j, 7]))
-    return _qmul(_qmul(turn, _arc((0.0, 1.0, 0.0), local)), q)
+    return qmul(qmul(turn, _arc((0.0, 1.0, 0.0), local)), q)
 
 
 @kernel
@@ -360,17 +317,17 @@ def _step_springs(springs, jbones, jvalues, lkinds, lvalues, ckinds, links, tabl
         head = _origin(world, jbones[first])
         for j in range(first, first + count - 1):
             b, nb = jbones[j], jbones[j + 1]
-            span = _sub(_origin(world, nb), _origin(world, b))
-            length = math.sqrt(_dot(span, span))
+            span = sub(_origin(world, nb), _origin(world, b))
+            length = math.sqrt(dot(span, span))
             if not length > 0.0:
                 cur = _into_center(world, center, head)
                 for i in range(3):
                     tails[j, i] = cur[i]
                     tails[j, 3 + i] = cur[i]
                 continue
-            direction = _qrot(acc, _scale(span, 1.0 / length))
+            direction = rotate(acc, scaled(span, 1.0 / length))
             if not moving:
-                tail = _add(head, _scale(direction, length))
+                tail = add(head, scaled(direction, length))
                 prev_c = _into_center(world, center, tail)
             else:
                 size = _size(world, b)
@@ -378,16 +335,16 @@ def _step_springs(springs, jbones, jvalues, lkinds, lvalues, ckinds, links, tabl
                 prev_c = cur_c
                 keep = np.float64(jvalues[j, 5])
                 push = np.float64(jvalues[j, 6])
-                moved = _from_center(world, center, _add(cur_c, _scale(
-                    _sub(cur_c, (tails[j, 3], tails[j, 4], tails[j, 5])), keep)))
+                moved = _from_center(world, center, add(cur_c, scaled(
+                    sub(cur_c, (tails[j, 3], tails[j, 4], tails[j, 5])), keep)))
                 stiff = np.float64(jvalues[j, 1]) * size
                 pulled = (moved[0] + (direction[0] * stiff + (np.float64(jvalues[j, 2]) + force[0] * push) * size),
                           moved[1] + (direction[1] * stiff + (np.float64(jvalues[j, 3]) + force[1] * push) * size),
                           moved[2] + (direction[2] * stiff + (np.float64(jvalues[j, 4]) + force[2] * push) * size))
-                tail = _add(head, _scale(_unit(_sub(pulled, head), direction), length))
+                tail = add(head, scaled(_unit(sub(pulled, head), direction), length))
                 frame = acc
                 if lkinds[j] != 0:
-                    turn = _qmul(acc, (turns[b, 0], turns[b, 1], turns[b, 2], turns[b, 3]))
+                    turn = qmul(acc, (turns[b, 0], turns[b, 1], turns[b, 2], turns[b, 3]))
                     frame = _limit_frame(turn, direction, lvalues, j)
                 tail = _constrain(head, tail, length, np.float64(jvalues[j, 0]) * size, frame, j,
                                   lkinds, lvalues, first_link, link_count, links, ckinds, table)
@@ -395,7 +352,7 @@ def _step_springs(springs, jbones, jvalues, lkinds, lvalues, ckinds, links, tabl
             for i in range(3):
                 tails[j, i] = cur[i]
                 tails[j, 3 + i] = prev_c[i]
-            acc = _qmul(_arc(direction, _unit(_sub(tail, head), direction)), acc)
+            acc = qmul(_arc(direction, _unit(sub(tail, head), direction)), acc)
             head = tail
 
 
@@ -483,27 +440,27 @@ def apply(parents, pose_locals, rate, springs, jbones, jvalues, lkinds, lvalues,
         head = _origin(out_world, jbones[first])
         for j in range(first, first + count - 1):
             b, nb = jbones[j], jbones[j + 1]
-            span = _sub(_origin(out_world, nb), _origin(out_world, b))
-            length = math.sqrt(_dot(span, span))
+            span = sub(_origin(out_world, nb), _origin(out_world, b))
+            length = math.sqrt(dot(span, span))
             if not length > 0.0:
                 continue
-            direction = _qrot(acc, _scale(span, 1.0 / length))
+            direction = rotate(acc, scaled(span, 1.0 / length))
             cur_c = (tails[j, 0], tails[j, 1], tails[j, 2])
-            ahead = _add(cur_c, _scale(_sub(cur_c, (tails[j, 3], tails[j, 4], tails[j, 5])), frac))
+            ahead = add(cur_c, scaled(sub(cur_c, (tails[j, 3], tails[j, 4], tails[j, 5])), frac))
             tail = _from_center(world, center, ahead)
-            tail = _add(head, _scale(_unit(_sub(tail, head), direction), length))
+            tail = add(head, scaled(_unit(sub(tail, head), direction), length))
             own = (out_turns[b, 0], out_turns[b, 1], out_turns[b, 2], out_turns[b, 3])
-            frame = acc if lkinds[j] == 0 else _limit_frame(_qmul(acc, own), direction, lvalues, j)
+            frame = acc if lkinds[j] == 0 else _limit_frame(qmul(acc, own), direction, lvalues, j)
             tail = _constrain(head, tail, length, np.float64(jvalues[j, 0]) * _size(out_world, b),
                               frame, j, lkinds, lvalues, first_link, link_count, links, ckinds,
                               table)
-            turn = _arc(direction, _unit(_sub(tail, head), direction))
+            turn = _arc(direction, _unit(sub(tail, head), direction))
             p = np.int64(parents[b])
             above = (out_turns[p, 0], out_turns[p, 1], out_turns[p, 2], out_turns[p, 3]) \
                 if p < b else pq
-            placed = _qmul(acc, above)
-            q = _qnorm(_qmul(_qconj(placed), _qmul(_qmul(turn, acc), own)))
+            placed = qmul(acc, above)
+            q = _qnorm(qmul(qconj(placed), qmul(qmul(turn, acc), own)))
             pose_locals[b, 3], pose_locals[b, 4] = q[0], q[1]
             pose_locals[b, 5], pose_locals[b, 6] = q[2], q[3]
-            acc = _qmul(turn, acc)
+            acc = qmul(turn, acc)
             head = tail

@@ -16,7 +16,7 @@ from ..build.build import build as build_source
 from ..format import f32 as _f
 from .form import (CURVES, ENTRIES, FORM_VERSION, INTERRUPTIONS, LATER_KINDS, LOOPS, METHODS, OPS,
                    TYPE_NAMES, name_text)
-from ...core.json_text import GraphForm, Value, parse
+from ...core.json_text import MISSING, GraphForm, JsonObject, Value, form_error, parse
 from ..source import (AdditiveNode, AssetSlotSource, Blend1DNode, Blend2DBandedNode,
                       Blend2DTriangulatedNode, BlendInput, BlendNode, ClipLoop, ClipNode,
                       ClipSlotSource, Condition, ConditionKind, Curve, EntryMode, GraphSource,
@@ -49,83 +49,6 @@ def _lookup(pairs, name: str):
     return None
 
 
-_MISSING = object()
-
-
-def _form(code: GraphForm, offset: int, message: str):
-    return InvalidError(f"JSON form: {message} at byte {offset}", reason=BuildReason.Form,
-                        item=offset, other=int(code))
-
-
-class _Obj:
-    """An object's members, each checked against the ones it takes before any is read."""
-
-    def __init__(self, v: Value, takes, what: str):
-        if v.kind != "object":
-            raise _form(GraphForm.type, v.offset, f"{what} is not an object")
-        self.offset = v.offset
-        self.what = what
-        self.members = {}
-        for key, at, value in v.value:
-            if key in self.members:
-                raise _form(GraphForm.duplicate, at, f"{what}'s {key!r} given twice")
-            if key not in takes:
-                raise _form(GraphForm.member, at, f"{what} takes no member {key!r}")
-            self.members[key] = (at, value)
-
-    def at(self, key: str) -> int:
-        return self.members[key][0] if key in self.members else self.offset
-
-    def get(self, key: str, kinds: tuple, default=_MISSING):
-        if key not in self.members:
-            if default is _MISSING:
-                raise _form(GraphForm.missing, self.offset, f"{self.what} lacks {key!r}")
-            return default
-        at, v = self.members[key]
-        if v.kind not in kinds:
-            raise _form(GraphForm.type, at, f"{self.what}'s {key!r} is not a {' or '.join(kinds)}")
-        return v
-
-    def maybe(self, key: str, kind: str) -> Value | None:
-        """A member whose off value is none: its value, or None when it is left out or null
-        (the one place null is read, so it means none wherever the form has a none)."""
-        v = self.get(key, (kind, "null"), None)
-        return None if v is None or v.kind == "null" else v
-
-    def number(self, key: str, default=_MISSING):
-        v = self.get(key, ("number",), default)
-        return v.value if isinstance(v, Value) else v
-
-    def whole(self, key: str, default=_MISSING, least=None):
-        v = self.get(key, ("number",), default)
-        if not isinstance(v, Value):
-            return v
-        if v.value != int(v.value) or (least is not None and v.value < least):
-            raise _form(GraphForm.value, self.at(key), f"{self.what}'s {key!r} is not a whole number")
-        return int(v.value)
-
-    def flag(self, key: str, default=False) -> bool:
-        v = self.get(key, ("bool",), None)
-        return default if v is None else v.value
-
-    def text(self, key: str, default=_MISSING):
-        v = self.get(key, ("string",), default)
-        return v.value if isinstance(v, Value) else v
-
-    def items(self, key: str, default=_MISSING):
-        v = self.get(key, ("array",), default)
-        return v.value if isinstance(v, Value) else v
-
-    def option(self, key: str, table: dict, default):
-        name = self.text(key, None)
-        if name is None:
-            return default
-        for value, text in table.items():
-            if text == name:
-                return value
-        raise _form(GraphForm.value, self.at(key), f"{self.what}'s {key!r} names no option {name!r}")
-
-
 class _Names:
     """A graph's names as the text lists them: the first of equal names is the one found."""
 
@@ -135,7 +58,7 @@ class _Names:
             self.index.setdefault(n, k)
         self.what = what
 
-    def find(self, obj: _Obj, key: str, optional=False):
+    def find(self, obj: JsonObject, key: str, optional=False):
         if optional:
             v = obj.maybe(key, "string")
             if v is None:
@@ -144,19 +67,19 @@ class _Names:
         else:
             name = obj.text(key)
         if name not in self.index:
-            raise _form(GraphForm.name, obj.at(key), f"no {self.what} named {name!r}")
+            raise form_error(GraphForm.name, obj.at(key), f"no {self.what} named {name!r}")
         return self.index[name]
 
 
 def _place(v: Value, what: str) -> int:
     if v.kind != "number":
-        raise _form(GraphForm.type, v.offset, f"{what} is not a place")
+        raise form_error(GraphForm.type, v.offset, f"{what} is not a place")
     if v.value != int(v.value) or v.value < 0:
-        raise _form(GraphForm.value, v.offset, f"{what} is not a whole place")
+        raise form_error(GraphForm.value, v.offset, f"{what} is not a whole place")
     return int(v.value)
 
 
-def _places(obj: _Obj, key: str, default=_MISSING) -> list:
+def _places(obj: JsonObject, key: str, default=MISSING) -> list:
     items = obj.items(key, default)
     return [_place(v, f"{obj.what}'s {key!r}") for v in items]
 
@@ -187,7 +110,7 @@ NODE_MEMBERS = {
 def from_json(v: Value, assets: GraphNamedAssets, top: bool = True) -> GraphSource:
     """A graph source from the form's value: members checked, names looked up, defaults
     filled in. What the build refuses is left to the build."""
-    g = _Obj(v, TOP_MEMBERS if top else TOP_MEMBERS - {"version"}, "the graph")
+    g = JsonObject(v, TOP_MEMBERS if top else TOP_MEMBERS - {"version"}, "the graph")
     if top:
         ver = g.get("version", ("number",))
         if ver.value != FORM_VERSION:
@@ -197,16 +120,16 @@ def from_json(v: Value, assets: GraphNamedAssets, top: bool = True) -> GraphSour
     parameters = [_parameter(p) for p in g.items("parameters", [])]
     clips = []
     for c in g.items("clips", []):
-        o = _Obj(c, {"name", "allEvents"}, "a clip slot")
+        o = JsonObject(c, {"name", "allEvents"}, "a clip slot")
         name = o.text("name")
         clip = _lookup(assets.clips, name)
         if clip is None:
-            raise _form(GraphForm.name, o.at("name"), f"no clip named {name!r} among the assets")
+            raise form_error(GraphForm.name, o.at("name"), f"no clip named {name!r} among the assets")
         clips.append(ClipSlotSource(name, clip, o.flag("allEvents")))
     syncs = []
     for s in g.items("syncGroups", []):
         if s.kind != "string":
-            raise _form(GraphForm.type, s.offset, "a sync group is not a name")
+            raise form_error(GraphForm.type, s.offset, "a sync group is not a name")
         syncs.append(SyncGroupSource(s.value))
     P = _Names([p.name for p in parameters], "parameter")
     C = _Names([c.name for c in clips], "clip slot")
@@ -216,15 +139,15 @@ def from_json(v: Value, assets: GraphNamedAssets, top: bool = True) -> GraphSour
                        ("springSets", assets.spring_sets)):
         out = []
         for s in g.items(key, []):
-            o = _Obj(s, {"name", "clips"} if key == "databases" else {"name"}, f"a {key} slot")
+            o = JsonObject(s, {"name", "clips"} if key == "databases" else {"name"}, f"a {key} slot")
             name = o.text("name")
             asset = _lookup(table, name)
             if asset is None:
-                raise _form(GraphForm.name, o.at("name"), f"no asset named {name!r} in {key}")
+                raise form_error(GraphForm.name, o.at("name"), f"no asset named {name!r} in {key}")
             listed = []
             for c in o.items("clips", []):
                 if c.kind != "string" or c.value not in C.index:
-                    raise _form(GraphForm.name, c.offset, "a database clip naming no clip slot")
+                    raise form_error(GraphForm.name, c.offset, "a database clip naming no clip slot")
                 listed.append(C.index[c.value])
             out.append(AssetSlotSource(name, asset, tuple(listed)))
         slots[key] = out
@@ -235,51 +158,51 @@ def from_json(v: Value, assets: GraphNamedAssets, top: bool = True) -> GraphSour
 
 
 def _parameter(v: Value) -> ParameterSource:
-    o = _Obj(v, {"name", "type", "default", "min", "max"}, "a parameter")
+    o = JsonObject(v, {"name", "type", "default", "min", "max"}, "a parameter")
     name = o.text("name")
     kind = o.option("type", TYPE_NAMES, None)
     if kind is None:
-        raise _form(GraphForm.missing, o.offset, "a parameter lacks 'type'")
+        raise form_error(GraphForm.missing, o.offset, "a parameter lacks 'type'")
     default = None
     if "default" in o.members:
         at, d = o.members["default"]
         if kind in (ParameterType.bool_, ParameterType.trigger):
             if d.kind != "bool":
-                raise _form(GraphForm.type, at, "a bool default is not true or false")
+                raise form_error(GraphForm.type, at, "a bool default is not true or false")
             default = d.value
         elif kind in (ParameterType.int_, ParameterType.float_):
             default = o.number("default")
         elif kind == ParameterType.pose:
             if d.kind != "null":
-                raise _form(GraphForm.type, at, "a pose parameter's default is none (null)")
+                raise form_error(GraphForm.type, at, "a pose parameter's default is none (null)")
         else:
             items = o.items("default")
             if any(x.kind != "number" for x in items):
-                raise _form(GraphForm.type, at, "a vector default of other than numbers")
+                raise form_error(GraphForm.type, at, "a vector default of other than numbers")
             default = [x.value for x in items]
     if ("min" in o.members) != ("max" in o.members):
         key = "min" if "min" in o.members else "max"
-        raise _form(GraphForm.missing, o.at(key), "bounds are both or neither")
+        raise form_error(GraphForm.missing, o.at(key), "bounds are both or neither")
     lo, hi = o.number("min", None), o.number("max", None)
     return ParameterSource(name, kind, default, lo, hi)
 
 
-def _mask(o: _Obj, sk) -> tuple:
+def _mask(o: JsonObject, sk) -> tuple:
     chains = []
     for c in o.items("chains", []):
-        co = _Obj(c, {"bone", "weight", "subtree"}, "a chain")
+        co = JsonObject(c, {"bone", "weight", "subtree"}, "a chain")
         bone_name = co.text("bone")
         bone = sk.find_bone(bone_name) if isinstance(sk, Skeleton) else None
         if bone is None or bone >= sk.bone_count:
-            raise _form(GraphForm.name, co.at("bone"), f"no bone named {bone_name!r}")
+            raise form_error(GraphForm.name, co.at("bone"), f"no bone named {bone_name!r}")
         chains.append(MaskChain(bone, co.number("weight"), co.flag("subtree")))
     return chains, o.number("defaultWeight", 0.0)
 
 
-def _points(o: _Obj) -> list:
+def _points(o: JsonObject) -> list:
     out = []
     for p in o.items("points"):
-        po = _Obj(p, {"node", "x", "y"}, "a point")
+        po = JsonObject(p, {"node", "x", "y"}, "a point")
         out.append(SpacePoint(_place(po.get("node", ("number",)), "a point's node"),
                               po.number("x"), po.number("y", 0.0)))
     return out
@@ -288,20 +211,20 @@ def _points(o: _Obj) -> list:
 def _node_object(v: Value) -> tuple:
     """A node's kind (one this form has) and its members, checked against the kind's."""
     if v.kind != "object":
-        raise _form(GraphForm.type, v.offset, "a node is not an object")
+        raise form_error(GraphForm.type, v.offset, "a node is not an object")
     kind_at = next((at for key, at, _ in v.value if key == "kind"), None)
     kind_v = next((val for key, _, val in v.value if key == "kind"), None)
     if kind_v is None:
-        raise _form(GraphForm.missing, v.offset, "a node lacks 'kind'")
+        raise form_error(GraphForm.missing, v.offset, "a node lacks 'kind'")
     if kind_v.kind != "string":
-        raise _form(GraphForm.type, kind_at, "a node's kind is not a name")
+        raise form_error(GraphForm.type, kind_at, "a node's kind is not a name")
     kind = kind_v.value
     if kind in LATER_KINDS:
         raise VersionError(f"node kind {kind!r} is of a later form", reason=BuildReason.Form,
                            item=kind_at, other=int(GraphForm.version))
     if kind not in NODE_MEMBERS:
-        raise _form(GraphForm.value, kind_at, f"no node kind {kind!r}")
-    return kind, _Obj(v, NODE_MEMBERS[kind] | {"kind"}, f"a {kind} node")
+        raise form_error(GraphForm.value, kind_at, f"no node kind {kind!r}")
+    return kind, JsonObject(v, NODE_MEMBERS[kind] | {"kind"}, f"a {kind} node")
 
 
 def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets):
@@ -313,7 +236,7 @@ def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets):
     if kind == "blend":
         inputs = []
         for i in o.items("inputs"):
-            io = _Obj(i, {"node", "weight", "parameter"}, "a blend input")
+            io = JsonObject(i, {"node", "weight", "parameter"}, "a blend input")
             inputs.append(BlendInput(_place(io.get("node", ("number",)), "a blend input's node"),
                                      io.number("weight", 1.0), P.find(io, "parameter", optional=True)))
         return BlendNode(inputs, o.flag("direct"))
@@ -344,7 +267,7 @@ def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets):
     if kind == "oneShot":
         mask = o.maybe("mask", "object")
         if mask is not None:
-            mask = MaskSource(*_mask(_Obj(mask, {"chains", "defaultWeight"}, "a mask"), sk))
+            mask = MaskSource(*_mask(JsonObject(mask, {"chains", "defaultWeight"}, "a mask"), sk))
         return OneShotNode(one("base"), one("shot"), P.find(o, "trigger"),
                            P.find(o, "fadeOutTrigger", optional=True), P.find(o, "abort", optional=True),
                            o.option("curve", CURVES, Curve.linear), o.number("fadeIn", 0.0),
@@ -359,7 +282,7 @@ def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets):
     return _subgraph(o, assets)
 
 
-def _triangles(o: _Obj):
+def _triangles(o: JsonObject):
     """A triangulated space's triangles, or None to have the build triangulate."""
     given = o.maybe("triangles", "array")
     if given is None:
@@ -367,27 +290,27 @@ def _triangles(o: _Obj):
     triangles = []
     for t in given.value:
         if t.kind != "array":
-            raise _form(GraphForm.type, t.offset, "a triangle is not a list")
+            raise form_error(GraphForm.type, t.offset, "a triangle is not a list")
         triangles.append([_place(c, "a triangle's corner") for c in t.value])
     return triangles
 
 
-def _subgraph(o: _Obj, assets) -> SubgraphNode:
+def _subgraph(o: JsonObject, assets) -> SubgraphNode:
     graph = from_json(o.get("graph", ("object",)), assets, top=False)
     mapping = {}
     if "parameters" in o.members:
         mv = o.get("parameters", ("object",))
         for key, at, value in mv.value:
             if value.kind != "string":
-                raise _form(GraphForm.type, at, "a parameter mapping to other than a name")
+                raise form_error(GraphForm.type, at, "a parameter mapping to other than a name")
             if key in mapping:
-                raise _form(GraphForm.duplicate, at, f"mapping {key!r} given twice")
+                raise form_error(GraphForm.duplicate, at, f"mapping {key!r} given twice")
             mapping[key] = value.value
     return SubgraphNode(graph, mapping)
 
 
 def _transition(v: Value, P: _Names, parameters) -> Transition:
-    o = _Obj(v, {"from", "to", "priority", "interruption", "entry", "fade", "duration", "cooldown",
+    o = JsonObject(v, {"from", "to", "priority", "interruption", "entry", "fade", "duration", "cooldown",
                  "conditions"}, "a transition")
     source = o.get("from", ("number", "null"))
     t = Transition(None if source.kind == "null" else _place(source, "a transition's from"),
@@ -397,24 +320,24 @@ def _transition(v: Value, P: _Names, parameters) -> Transition:
                    o.number("duration", 0.0), o.number("cooldown", 0.0))
     for c in o.items("conditions", []):
         if c.kind != "object":
-            raise _form(GraphForm.type, c.offset, "a condition is not an object")
+            raise form_error(GraphForm.type, c.offset, "a condition is not an object")
         keys = [key for key, _, _ in c.value]
         kind_key = next((k for k in ("parameter", "trigger", "event", "stateTime", "finished")
                          if k in keys), None)
         if kind_key is None:
             if keys:
-                raise _form(GraphForm.member, c.value[0][1], f"a condition takes no {keys[0]!r} first")
-            raise _form(GraphForm.missing, c.offset, "a condition of no kind")
+                raise form_error(GraphForm.member, c.value[0][1], f"a condition takes no {keys[0]!r} first")
+            raise form_error(GraphForm.missing, c.offset, "a condition of no kind")
         takes = {"parameter": {"parameter", "op", "value"}}.get(kind_key, {kind_key})
-        co = _Obj(c, takes, "a condition")
+        co = JsonObject(c, takes, "a condition")
         if kind_key == "parameter":
             p = P.find(co, "parameter")
             op = co.option("op", OPS, None)
             if op is None:
-                raise _form(GraphForm.missing, co.offset, "a condition lacks 'op'")
+                raise form_error(GraphForm.missing, co.offset, "a condition lacks 'op'")
             value = co.get("value", ("number", "bool"))
             if value.kind == "bool" and parameters[p].type != ParameterType.bool_:
-                raise _form(GraphForm.type, co.at("value"), "a bool value for a number parameter")
+                raise form_error(GraphForm.type, co.at("value"), "a bool value for a number parameter")
             t.conditions.append(Condition(ConditionKind.parameter, p, op, float(value.value)))
         elif kind_key == "trigger":
             t.conditions.append(Condition(ConditionKind.trigger, P.find(co, "trigger")))
@@ -424,7 +347,7 @@ def _transition(v: Value, P: _Names, parameters) -> Transition:
             t.conditions.append(Condition(ConditionKind.state_time, value=co.number("stateTime")))
         else:
             if co.get("finished", ("bool",)).value is not True:
-                raise _form(GraphForm.value, co.at("finished"), "'finished' is true or absent")
+                raise form_error(GraphForm.value, co.at("finished"), "'finished' is true or absent")
             t.conditions.append(Condition(ConditionKind.finished))
     return t
 

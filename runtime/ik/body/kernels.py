@@ -765,8 +765,6 @@ def sdls(locals_, rests, part, ppar, eff_slot, goals, rots, rot_w, strength, sti
     Returns whether every effector of some strength lies within the tolerance and the
     iterations run."""
     m, n = J.shape
-    P = part.shape[0]
-    E = eff_slot.shape[0]
     gmax = math.pi / 4.0
     half = 0.5 * S[19]
     done = 0
