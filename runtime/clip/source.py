@@ -110,7 +110,7 @@ class ClipSource:
     `root_moves`, when given with `root_motion`, are the bone's moves at every sample, (S, 7)
     in its parent's frame: the build stores them as given (rotations turned into one
     hemisphere) and takes no motion out of the bone, whose channels are then already in
-    place. A clip made from a clip (mirrored, retargeted) carries its moves this way.
+    place. A clip made from a clip (a mirrored one) carries its moves this way.
     """
 
     skeleton: Skeleton
