@@ -560,11 +560,16 @@ def test_json_misuses():
 
 # ---- mirrored clips ---------------------------------------------------------------------------
 from runtime.clip import rootmotion  # noqa: E402
+from runtime.clip.clip import sample_times  # noqa: E402
 from runtime.mapping import MirrorClipSource, build_mirrored_clip  # noqa: E402
 from runtime_fixtures import random_quats  # noqa: E402
 
 
-def _clip_on(sk, *, root_motion=True, additive=rt.AdditiveBasis.none, seed=0):
+def _clip_on(sk, *, root_motion=True, additive=rt.AdditiveBasis.none, seed=0, root="hips",
+             axes=rt.RootAxes.x | rt.RootAxes.z, rotation=rt.RootRotation.about_y,
+             uniform_scale=False):
+    """A clip animating the root, an arm and a hand, with a linear and a step float track,
+    two discrete tracks, events and markers (names with sides and without)."""
     rng = np.random.default_rng(seed)
     times = np.linspace(0, 1, 7)
     animated = [0] + [sk.find_bone(n) for n in ("arm_l", "hand_r") if sk.find_bone(n) != rt.NO_BONE]
@@ -572,35 +577,77 @@ def _clip_on(sk, *, root_motion=True, additive=rt.AdditiveBasis.none, seed=0):
                 for b in animated]
     channels.append(rt.ChannelSource(0, rt.ChannelPath.translation, times,
                                      np.outer(times, [1, 0.1, 2]) + sk.rests[0, :3]))
+    channels.append(rt.ChannelSource(animated[1], rt.ChannelPath.translation, times,
+                                     rng.normal(size=(7, 3))))
     channels.append(rt.ChannelSource(animated[1], rt.ChannelPath.scale, times,
-                                     rng.uniform(0.5, 2, (7, 3))))
-    source = rt.ClipSource(sk, channels, events=[rt.ClipEvent("step_l", 0.5), rt.ClipEvent("hop", 0.7)],
+                                     np.repeat(rng.uniform(0.5, 2, (7, 1)), 3, axis=1)
+                                     if uniform_scale else rng.uniform(0.5, 2, (7, 3))))
+    floats = [rt.FloatTrackSource("smile_l", times, rng.normal(size=7)),
+              rt.FloatTrackSource("blink", [0, 0.33, 0.8], [0, 1, 0.25], rt.Interpolation.step)]
+    discretes = [rt.DiscreteTrackSource("grip_r", [0, 0.4, 0.9], [3, -7, 2]),
+                 rt.DiscreteTrackSource("mood", [0.2], [5])]
+    source = rt.ClipSource(sk, channels, floats, discretes,
+                           events=[rt.ClipEvent("step_l", 0.5), rt.ClipEvent("hop", 0.7)],
                            markers=[rt.ClipEvent("arm_l", 0.25)], sample_rate=30,
                            loop=rt.LoopPolicy.repeat, additive=additive,
-                           root_motion=rt.RootMotionSource(0) if root_motion else None)
+                           root_motion=rt.RootMotionSource(sk.find_bone(root), axes, rotation)
+                           if root_motion else None)
     return rt.Clip.open(rt.build_clip(rt.Builder(), source))
 
 
+NAMES = ["step_l", "arm_l", "smile_l", "grip_l"]
+
+
 def _grid(clip):
-    t = np.arange(clip.sample_count) / clip.sample_rate
-    t[-1] = clip.duration
-    return t
+    return sample_times(clip.sample_count, clip.duration, clip.sample_rate)
 
 
 def _mirrored(m, sk, clip):
     return rt.Clip.open(build_mirrored_clip(rt.Builder(), MirrorClipSource(m, sk, clip)))
 
 
+def _in_place(clip, sk, times):
+    batch = rt.PoseBatch(sk, times.size)
+    clip.sample_batch(sk, times, batch)
+    return batch.locals.copy()
+
+
+def _mirror_poses(m, sk, locals_):
+    out = np.empty_like(locals_)
+    for k, row in enumerate(locals_):
+        pose, mirrored = rt.Pose(sk), rt.Pose(sk)
+        pose.locals[:] = row
+        m.mirror_pose(sk, pose, mirrored)
+        out[k] = mirrored.locals
+    return out
+
+
+ULP1 = float(np.spacing(np.float32(1)))
+
+
+def _assert_close_to(got, want, rotation_ulps=1):
+    """Translations and scales bit for bit; rotations within `rotation_ulps` ulps of 1 (the
+    clip build normalizes each rotation key in binary64 and rounds it once)."""
+    assert np.array_equal(got[..., 0:3], want[..., 0:3])
+    assert np.array_equal(got[..., 7:10], want[..., 7:10])
+    assert np.abs(got[..., 3:7].astype(np.float64) - want[..., 3:7]).max() <= rotation_ulps * ULP1
+
+
 @pytest.mark.parametrize("rig", ["humanoid", "symmetric"])
-def test_a_mirrored_clip_is_mirror_pose_at_every_sample(rig):
+@pytest.mark.parametrize("root", ["hips", "arm_l"])
+def test_a_mirrored_clip_is_mirror_pose_at_every_sample(rig, root):
     sk = open_skeleton(humanoid_source(80) if rig == "humanoid" else symmetric_source())
-    m = mirror_of(sk, names=["step_l", "arm_l"])
-    clip = _clip_on(sk)
+    m = mirror_of(sk, names=NAMES)
+    clip = _clip_on(sk, root=root)
     mc = _mirrored(m, sk, clip)
-    assert (mc.sample_count, mc.sample_rate, mc.duration, mc.loop_policy) == \
-        (clip.sample_count, clip.sample_rate, clip.duration, clip.loop_policy)
+    assert (mc.sample_count, mc.sample_rate, mc.duration, mc.loop_policy, mc.additive_basis) == \
+        (clip.sample_count, clip.sample_rate, clip.duration, clip.loop_policy, clip.additive_basis)
+    grid = _grid(clip)
+    # in place (as stored): each sample is MirrorPose of the clip's
+    _assert_close_to(_in_place(mc, sk, grid), _mirror_poses(m, sk, _in_place(clip, sk, grid)))
+    # restored: the motion put back into the partner is MirrorPose of the motion restored
     worst = 0.0
-    for t in _grid(clip):
+    for t in grid:
         a, want, got = rt.Pose(sk), rt.Pose(sk), rt.Pose(sk)
         clip.sample(sk, t, a)
         rootmotion.restore(clip, sk, t, a)
@@ -612,25 +659,115 @@ def test_a_mirrored_clip_is_mirror_pose_at_every_sample(rig):
     # channels at rest are left out: on the symmetric rig (whose rest mirrors to itself) only
     # the animated bones' partners are tracked; the humanoid's asymmetric rests all move
     tracked = {sk.bone_name(b) for b in mc.tracked_bones}
-    assert {"hips", "arm_r", "hand_l"} <= tracked
+    partner = sk.bone_name(m.partner(sk.find_bone(root)))
+    assert {"hips", "arm_r", "hand_l", partner} <= tracked
     if rig == "symmetric":
-        assert tracked == {"hips", "arm_r", "hand_l"}
+        assert tracked == {"hips", "arm_r", "hand_l", partner}
     assert [mc.event(i) for i in range(2)] == [rt.ClipEvent("step_r", 0.5), rt.ClipEvent("hop", clip.event(1).time)]
-    assert mc.marker(0).name == "arm_r"
+    assert mc.marker(0) == rt.ClipEvent("arm_r", clip.marker(0).time)
 
 
-def test_mirrored_root_motion_is_the_moves_reflected():
-    """On a rig whose root's correction is the identity the build's moves are the stored
-    moves reflected (elsewhere the whole motion is, as the test above shows)."""
-    sk = open_skeleton(symmetric_source())
-    m = mirror_of(sk)
+def test_float_and_discrete_tracks_are_carried_and_renamed():
+    sk = open_skeleton(humanoid_source(80))
+    m = mirror_of(sk, names=NAMES)
     clip = _clip_on(sk)
     mc = _mirrored(m, sk, clip)
-    assert mc.root_motion_fields == clip.root_motion_fields
-    want = np.array([m.mirror_root_motion(move) for move in clip.moves])
-    assert np.abs(mc.moves - want).max() < 1e-6
-    assert np.abs(mc.moves[:, 0] + clip.moves[:, 0]).max() < 1e-6       # x negated
-    assert np.abs(mc.moves[:, 2] - clip.moves[:, 2]).max() < 1e-6
+    assert [mc.float_track_name(k) for k in range(mc.float_track_count)] == ["smile_r", "blink"]
+    assert [mc.float_track_is_step(k) for k in range(2)] == [False, True]
+    assert [mc.discrete_track_name(k) for k in range(mc.discrete_track_count)] == ["grip_l", "mood"]
+    for k in range(2):
+        for got, want in zip(mc.discrete_track_keys(k), clip.discrete_track_keys(k)):
+            assert got.dtype == want.dtype and np.array_equal(got, want)
+    # samples bit for bit, and between samples the same interpolation
+    assert np.array_equal(mc.decoded_floats().view(np.uint32), clip.decoded_floats().view(np.uint32))
+    at = np.linspace(-0.1, clip.duration + 0.1, 97)
+    assert np.array_equal(mc.sample_floats_batch(at), clip.sample_floats_batch(at))
+    assert all(mc.discrete_value(k, t) == clip.discrete_value(k, t) for k in range(2) for t in at)
+    # the accessors answer as for nothing past the counts
+    assert clip.float_track_is_step(2) is False and clip.float_track_is_step(-1) is False
+    assert [a.size for a in clip.discrete_track_keys(2)] == [0, 0]
+
+
+def _move_reference(m, partner, moves):
+    """E M t and E (M R M) E^T from matrices: MirrorRootMotion, then the partner's parent
+    correction E (an independent route)."""
+    e = rotation_matrix(m._turns[partner, 4:8])
+    out = []
+    for move in moves:
+        r = m.mirror_root_motion(move).astype(np.float64)
+        out.append((e @ r[0:3], e @ rotation_matrix(r[3:7]) @ e.T))
+    return out
+
+
+@pytest.mark.parametrize("rig", ["humanoid", "symmetric"])
+@pytest.mark.parametrize("root", ["hips", "arm_l"])
+def test_each_root_move_is_the_stored_move_reflected(rig, root):
+    """Where the partner's parent correction is the identity (every root, the symmetric
+    rig's arms) each move is MirrorRootMotion of the stored one bit for bit; elsewhere it is
+    that turned by the correction, within 2 ulps of the move's largest translation
+    component and 2 ulps of 1 on the rotation matrix."""
+    sk = open_skeleton(humanoid_source(80) if rig == "humanoid" else symmetric_source())
+    m = mirror_of(sk, names=NAMES)
+    clip = _clip_on(sk, root=root)
+    mc = _mirrored(m, sk, clip)
+    bone, axes, rotation = clip.root_motion_fields
+    partner = m.partner(bone)
+    e = m._turns[partner, 4:8]
+    assert mc.root_motion_fields[0] == partner
+    if np.array_equal(e, [0, 0, 0, 1]):
+        assert mc.root_motion_fields == (partner, axes, rotation)
+        assert np.array_equal(mc.moves, np.array([m.mirror_root_motion(v) for v in clip.moves]))
+    else:       # this correction takes axes off the axes: all of them, the whole rotation
+        assert rig == "humanoid" and root == "arm_l"
+        assert mc.root_motion_fields == (partner, rt.RootAxes.all, rt.RootRotation.whole)
+    for got, (t, r) in zip(mc.moves.astype(np.float64), _move_reference(m, partner, clip.moves)):
+        assert np.abs(got[0:3] - t).max() <= 2 * np.spacing(np.float32(np.abs(t).max()))
+        assert np.abs(rotation_matrix(got[3:7]) - r).max() <= 2 * ULP1
+    # the moves carried through a whole period compose to the period's reflected
+    period = rootmotion.get_root_motion(mc, 0.0, mc.duration)
+    t, r = _move_reference(m, partner, [rootmotion.get_root_motion(clip, 0.0, clip.duration)])[0]
+    assert np.abs(period[0:3] - t).max() < 1e-5
+    assert np.abs(rotation_matrix(period[3:7]) - r).max() < 1e-5
+
+
+@pytest.mark.parametrize("rig", ["symmetric", "corrected", "humanoid"])
+def test_mirrored_twice_is_the_clip(rig):
+    """On the symmetric rig bit for bit (the corrections are identities, every sign flip
+    exact) but for each rotation the build rounds once more (1 ulp of 1); with corrections
+    translations within 3 ulps of their bone's largest component, rotations within 3 ulps of
+    1, and scales exactly but on scale-approximate bones (every humanoid bone: their
+    non-uniform rests are carried as the nearest axis scale, which no second pass undoes);
+    moves as the samples. Names, tracks, events, markers and the root motion source come
+    back."""
+    if rig == "humanoid":
+        source = humanoid_source(80)
+    else:
+        source = symmetric_source({"arm": turn(1, 90), "hand": turn(2, -90)} if rig == "corrected" else None)
+    sk = open_skeleton(source)
+    m = mirror_of(sk, names=NAMES)
+    clip = _clip_on(sk, root="arm_l", uniform_scale=True)
+    back = _mirrored(m, sk, _mirrored(m, sk, clip))
+    grid = _grid(clip)
+    a, b = _in_place(clip, sk, grid).astype(np.float64), _in_place(back, sk, grid)
+    d = np.abs(b - a)
+    if rig == "symmetric":
+        _assert_close_to(b, a.astype(np.float32))
+        assert np.array_equal(back.moves, clip.moves)
+    else:
+        largest = np.abs(a[..., 0:3]).max(axis=-1, keepdims=True)
+        assert (d[..., 0:3] <= 3 * np.spacing(largest.astype(np.float32))).all()
+        assert (d[..., 3:7] <= 3 * ULP1).all()
+        exact = np.array([not m.bone_flags(x) & BONE_SCALE_APPROXIMATE for x in range(sk.bone_count)])
+        assert (d[:, exact, 7:10] == 0).all() and (rig == "humanoid" or exact.sum() >= 8)
+        mv = np.abs(back.moves.astype(np.float64) - clip.moves)
+        assert (mv[:, 0:3] <= 3 * np.spacing(np.abs(clip.moves[:, 0:3]).max(axis=1, keepdims=True))).all()
+        assert (mv[:, 3:7] <= 3 * ULP1).all()
+    assert back.root_motion_fields[0] == clip.root_motion_fields[0]
+    assert np.array_equal(back.decoded_floats(), clip.decoded_floats())
+    assert [back.float_track_name(k) for k in range(2)] == [clip.float_track_name(k) for k in range(2)]
+    assert [back.discrete_track_name(k) for k in range(2)] == [clip.discrete_track_name(k) for k in range(2)]
+    assert [back.event(i) for i in range(2)] == [clip.event(i) for i in range(2)]
+    assert back.marker(0) == clip.marker(0)
 
 
 def test_an_additive_clip_mirrors_through_the_rest():
@@ -648,9 +785,11 @@ def test_an_additive_clip_mirrors_through_the_rest():
         m.mirror_pose(sk, full, mirrored)                   # the rest mirrors to itself here
         rt.add_layers(got, sk, [rt.BlendLayer(md, 1.0)])
         assert np.abs(got.locals - mirrored.locals).max() < 1e-5
+    assert np.array_equal(mc.decoded_floats(), clip.decoded_floats())
 
 
 def test_mirrored_clip_refusals():
+    """Every Returns line, the builder holding what it held after each."""
     sk = open_skeleton(humanoid_source(80))
     other = open_skeleton(humanoid_source(80, seed=4))
     m = mirror_of(sk)
@@ -658,15 +797,12 @@ def test_mirrored_clip_refusals():
     b = rt.Builder()
     good = build_mirrored_clip(b, MirrorClipSource(m, sk, clip))
     for source, other_code in [(MirrorClipSource(m, other, foreign), 0),
+                               (MirrorClipSource(m, other, clip), 0),
                                (MirrorClipSource(m, sk, foreign), 1)]:
         with pytest.raises(rt.InvalidError) as info:
             build_mirrored_clip(b, source)
         assert (info.value.reason, info.value.other) == (BuildReason.MirrorClip, other_code)
-    tracked = rt.ClipSource(sk, [rt.ChannelSource(0, rt.ChannelPath.rotation, [0, 1], random_quats(
-        np.random.default_rng(0), (2,)))], float_tracks=[rt.FloatTrackSource("smile", [0, 1], [0, 1])])
-    with pytest.raises(rt.InvalidError) as info:
-        build_mirrored_clip(b, MirrorClipSource(m, sk, rt.Clip.open(rt.build_clip(rt.Builder(), tracked))))
-    assert (info.value.reason, info.value.other) == (BuildReason.MirrorClip, 2)
+        assert bytes(capi.maniBuilder_CopyBuilt(b)) == good
     assert b.misuse == 0
     for source in (None, MirrorClipSource(None, sk, clip), MirrorClipSource(m, None, clip),
                    MirrorClipSource(m, sk, None), MirrorClipSource(m, sk, "clip")):
@@ -675,3 +811,55 @@ def test_mirrored_clip_refusals():
         assert info.value.reason == BuildReason.None_
     assert b.misuse == 5
     assert bytes(capi.maniBuilder_CopyBuilt(b)) == good
+
+
+def test_an_additive_difference_not_finite_mirrored_is_refused_basis():
+    """A rest scale of 0 on a bone the clip leaves alone: the clip builds (its unanimated
+    parts are the identity), but that bone's mirrored full pose over the rest mirrored is
+    0 / 0."""
+    source = symmetric_source()
+    source.bones[sk_index := 2].scale = (0.0, 1.0, 1.0)
+    sk = open_skeleton(source)
+    m = mirror_of(sk)
+    clip = _clip_on(sk, root_motion=False, additive=rt.AdditiveBasis.rest)
+    assert sk_index not in set(clip.tracked_bones.tolist())
+    b = rt.Builder()
+    good = build_mirrored_clip(b, MirrorClipSource(m, sk, _clip_on(sk)))
+    with pytest.raises(rt.InvalidError) as info:
+        build_mirrored_clip(b, MirrorClipSource(m, sk, clip))
+    assert info.value.reason == BuildReason.Basis
+    assert bytes(capi.maniBuilder_CopyBuilt(b)) == good and b.misuse == 0
+
+
+def test_given_root_moves_are_stored_as_given_and_refused_when_wrong():
+    """ClipSource.root_moves: the build keeps the moves (turned into one hemisphere) and
+    takes nothing out of the bone; moves of the wrong count, not finite, not unit, or with
+    no root motion source are refused (RootMotion, other 3)."""
+    sk = open_skeleton(humanoid_source(12))
+    rng = np.random.default_rng(9)
+    times = np.linspace(0, 1, 31)
+    channel = rt.ChannelSource(0, rt.ChannelPath.translation, times, rng.normal(size=(31, 3)))
+    moves = np.concatenate([rng.normal(size=(31, 3)), random_quats(rng, (31,))], axis=1)
+    moves[5, 3:7] *= -1
+    source = rt.ClipSource(sk, [channel], sample_rate=30, root_motion=rt.RootMotionSource(0),
+                           root_moves=moves)
+    clip = rt.Clip.open(rt.build_clip(rt.Builder(), source))
+    sign = np.where(np.einsum("ij,ij->i", clip.moves[:, 3:7], moves[:, 3:7]) < 0, -1.0, 1.0)
+    assert np.array_equal(clip.moves[:, 0:3], moves[:, 0:3].astype(np.float32))
+    assert np.array_equal(clip.moves[:, 3:7], (moves[:, 3:7] * sign[:, None]).astype(np.float32))
+    assert (np.einsum("ij,ij->i", clip.moves[1:, 3:7], clip.moves[:-1, 3:7]) >= 0).all()
+    assert np.array_equal(_in_place(clip, sk, _grid(clip))[:, 0, 0:3],
+                          np.asarray(channel.values, np.float32))
+    report = rt.measure_clip(rt.Builder(), source, clip)
+    assert report.translation_max < 1e-6
+    bad_unit = moves.copy()
+    bad_unit[3, 3:7] *= 2
+    bad_finite = moves.copy()
+    bad_finite[0, 1] = np.nan
+    for given, root in [(moves[:30], rt.RootMotionSource(0)), (bad_unit, rt.RootMotionSource(0)),
+                        (bad_finite, rt.RootMotionSource(0)), ("moves", rt.RootMotionSource(0)),
+                        (moves, None)]:
+        with pytest.raises(rt.InvalidError) as info:
+            rt.build_clip(rt.Builder(), rt.ClipSource(sk, [channel], sample_rate=30,
+                                                      root_motion=root, root_moves=given))
+        assert (info.value.reason, info.value.other) == (BuildReason.RootMotion, 3)

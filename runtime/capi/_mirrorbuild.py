@@ -6,14 +6,6 @@ from ..mapping.mirror_json import build_mirror_map_json, write_mirror_map_json
 
 __all__ = ["maniBuildMirrorMap", "maniWriteMirrorMapJson", "maniBuildMirrorMapJson",
            "maniBuildMirroredClip"]
-__pending__ = {
-    "maniBuildMirroredClip": "float and discrete tracks are refused (MirrorClip, other 2) until "
-                             "the clip's public API gives a float track's interpolation and a "
-                             "discrete track's keys; root motion is taken out again from the "
-                             "partner's mirrored channel by the clip build, not the stored moves "
-                             "reflected (the same whole motion; the same moves only where the "
-                             "root motion bone's correction is the identity)",
-}
 
 
 def maniBuildMirrorMap(builder, source) -> None:

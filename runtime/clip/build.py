@@ -79,9 +79,12 @@ def _source_locals(ch: _Checked, at: np.ndarray) -> np.ndarray:
 
 
 def _in_place(ch: _Checked, locals_: np.ndarray) -> np.ndarray | None:
-    """Takes the root motion out of its bone in `locals_` (changed in place); the moves."""
+    """Takes the root motion out of its bone in `locals_` (changed in place); the moves.
+    Moves the source gives are the grid's, its bone's channels already in place."""
     if ch.root is None:
         return None
+    if ch.moves is not None:
+        return ch.moves
     b, axes, rotation = ch.root
     moves, t, r = take_out(locals_[:, b, 0:3], locals_[:, b, 3:7], axes, rotation)
     locals_[:, b, 0:3] = t
@@ -189,6 +192,7 @@ def build(source: ClipSource) -> bytes:
     if ch.root is not None:
         _, axes, rotation = ch.root
         sections.append(Section(b"ROOT", 0, struct.pack("<IIII", ch.root_bone, axes, rotation, 0)))
+        moves = np.concatenate([moves[:, 0:3], hemisphere_continuous(moves[:, 3:7])], axis=1)
         sections.append(Section(b"RMOV", 0, moves.astype("<f4").tobytes()))
     return container.write(FileKind.clip, FORMAT_VERSION, FORMAT_MINOR, sections)
 
@@ -249,7 +253,7 @@ def measure(source: ClipSource, clip: Clip) -> ClipReport:
     grid = sample_times(ch.count, ch.duration, ch.rate)
     at = np.sort(np.concatenate([grid, 0.5 * (grid[1:] + grid[:-1])]))
     basis = _basis(ch) if ch.basis != AdditiveBasis.none else None
-    restore = ch.root is not None and ch.basis == AdditiveBasis.none
+    restore = ch.root is not None and ch.basis == AdditiveBasis.none and ch.moves is None
     masks = [(ch.source_parts & p) != 0 for p in (PART_T, PART_R, PART_S)]
     stats = [_Worst() for _ in range(4)]
     batch = PoseBatch(skeleton, min(MEASURE_CHUNK, at.size))

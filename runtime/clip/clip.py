@@ -281,8 +281,24 @@ class Clip(ClipSampling):
     def find_float_track(self, name) -> int:
         return NO_TRACK if name is None else self._float_names.find(name)
 
+    def float_track_is_step(self, track) -> bool:
+        """Whether a float track holds between samples (step) rather than interpolating
+        (linear); False for a track past the count. A clip made from a clip (a mirrored
+        one) keeps each track's interpolation by it."""
+        track = args.integer(track, "track")
+        return bool(self._step[track]) if 0 <= track < self.float_track_count else False
+
     def discrete_track_name(self, track: int) -> str | None:
         return self._discrete_names.name(track)
+
+    def discrete_track_keys(self, track) -> tuple[np.ndarray, np.ndarray]:
+        """A discrete track's keys as copies: times (binary32, increasing) and int32 values;
+        both empty for a track past the count. What a clip made from a clip copies."""
+        track = args.integer(track, "track")
+        if not 0 <= track < self.discrete_track_count:
+            return np.zeros(0, np.float32), np.zeros(0, np.int32)
+        a, b = int(self._key_off[track]), int(self._key_off[track + 1])
+        return self._key_times[a:b].astype(np.float32), self._key_values[a:b].astype(np.int32)
 
     def find_discrete_track(self, name) -> int:
         return NO_TRACK if name is None else self._discrete_names.find(name)

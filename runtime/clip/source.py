@@ -22,7 +22,9 @@ turns an item back into a list and an index). Whole-clip settings use item 0:
                 earlier place); past MAX_NAME_BYTES a LimitError
     Event       an event's or marker's time not finite, negative or past the duration
     RootMotion  item the bone given: other 0 past the skeleton or without a channel, 1
-                axes other than x, y, z, 2 a rotation of no such kind
+                axes other than x, y, z, 2 a rotation of no such kind, 3 moves given that
+                are not one finite move a sample with a unit rotation (or given without a
+                root motion source: item NO_BONE)
     Basis       item the bone: an additive difference not finite (a basis scale of 0)
 """
 from __future__ import annotations
@@ -35,10 +37,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..core import names
+from ..core import args, names
 from ..core.errors import BuildReason, InvalidError, LimitError
 from ..core.limits import NO_BONE
-from ..pose.skeleton import Skeleton
+from ..pose.skeleton import ROTATION_TOLERANCE, Skeleton
 from .clip import (MAX_MAGNITUDE, MAX_SAMPLES, PART_R, PART_S, PART_T, AdditiveBasis, ClipEvent,
                    LoopPolicy, sample_count)
 from .rootmotion import RootMotionSource, RootRotation
@@ -105,6 +107,10 @@ class ClipSource:
     events and sync markers, and the clip's settings.
 
     The duration is given, or else the latest time among all keys, events and markers.
+    `root_moves`, when given with `root_motion`, are the bone's moves at every sample, (S, 7)
+    in its parent's frame: the build stores them as given (rotations turned into one
+    hemisphere) and takes no motion out of the bone, whose channels are then already in
+    place. A clip made from a clip (a mirrored one) carries its moves this way.
     """
 
     skeleton: Skeleton
@@ -118,6 +124,7 @@ class ClipSource:
     loop: LoopPolicy = LoopPolicy.clamp
     additive: AdditiveBasis = AdditiveBasis.none
     root_motion: RootMotionSource | None = None
+    root_moves: Any = None
 
     def locate(self, item: int) -> tuple[str, int]:
         """Which list a refusal's item is in, and its index there."""
@@ -260,6 +267,7 @@ class _Checked:
     markers: list[tuple[bytes, float]]
     root: tuple[int, int, int] | None   # (tracked index, axes, rotation)
     root_bone: int
+    moves: np.ndarray | None = None     # (count, 7) binary64 moves given, or None
 
 
 def check(source: ClipSource) -> _Checked:
@@ -292,6 +300,7 @@ def check(source: ClipSource) -> _Checked:
     source_parts = parts.copy()
     root, root_bone = (None, NO_BONE) if source.root_motion is None else \
         _root_motion(source.root_motion, where, parts)
+    moves = _given_moves(source.root_moves, root_bone, count)
 
     return _Checked(
         skeleton=skeleton, rate=rate, duration=duration, count=count, loop=loop, basis=basis,
@@ -301,7 +310,7 @@ def check(source: ClipSource) -> _Checked:
         float_step=np.array([k.interpolation == Interpolation.step for k in float_keys], dtype=bool),
         discrete_names=discrete_names, discrete_hashes=discrete_hashes,
         discrete_times=discrete_times, discrete_values=discrete_values,
-        events=events, markers=markers, root=root, root_bone=root_bone)
+        events=events, markers=markers, root=root, root_bone=root_bone, moves=moves)
 
 
 def _settings(source: ClipSource) -> tuple[float, LoopPolicy, AdditiveBasis, float | None]:
@@ -471,6 +480,29 @@ def _root_motion(rm, where: dict[int, int], parts: np.ndarray):
     if rotation != RootRotation.none:
         parts[where[bone]] |= PART_R
     return (where[bone], int(axes), int(rotation)), bone
+
+
+def _given_moves(given, bone: int, count: int) -> np.ndarray | None:
+    """The moves a source gives, checked: one a sample, finite, each rotation of length 1
+    within the skeleton's rotation tolerance. Kept as given (binary64), so moves read from a
+    clip are stored bit for bit."""
+    if given is None:
+        return None
+    refuse = InvalidError("root moves given that are not one finite move a sample with a "
+                          "unit rotation, or without a root motion source",
+                          reason=BuildReason.RootMotion, item=bone, other=3)
+    if bone == NO_BONE:
+        raise refuse
+    try:
+        m = args.floats(given, (count, 7), "root moves", dtype=np.float64)
+    except InvalidError:
+        raise refuse from None
+    if not (np.abs(m) < MAX_MAGNITUDE).all():
+        raise refuse
+    length = np.linalg.norm(m[:, 3:7], axis=1)
+    if not (np.abs(length - 1) <= ROTATION_TOLERANCE).all():
+        raise refuse
+    return m
 
 
 def _discrete_keys(track, item: int) -> tuple[np.ndarray, np.ndarray]:
