@@ -51,7 +51,7 @@ Why this layout: one sample of every tracked bone is one contiguous (B, 10) row 
 as the pose's locals, so sampling a time is two row reads, a lerp, one normalization of the
 rotation columns and (only when some bones are untracked) one scatter; a clip that tracks
 every bone lerps straight into the pose. A part no channel animates costs its row space
-and buys that: the full-precision clip is the reference, compression (clip/compress/,
+and buys that: the full-precision clip is the reference, compression (clip/compress.py,
 the compressed encoding) folds constant parts. Translations, scales and float values stay below MAX_MAGNITUDE so
 the difference of two samples is finite, and the nlerp's length comes from each rotation's
 dot product with the next, worked out once at the open (see ClipSampling._write).
@@ -128,7 +128,7 @@ class AdditiveBasis(IntEnum):
 
 class Encoding(IntEnum):
     full = 0            # samples as built: the reference
-    compressed = 1      # clip/compress/'s: ranges, segments and bit rates
+    compressed = 1      # clip/compress.py's: ranges, segments and bit rates
 
 
 @dataclass(frozen=True)

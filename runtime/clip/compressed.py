@@ -1,4 +1,4 @@
-"""A compressed clip's sections, checked at the open, and its decoding (clip/compress/ writes
+"""A compressed clip's sections, checked at the open, and its decoding (clip/compress.py writes
 them; clip/compress_kernels.py reads them).
 
 A compressed clip (encoding 1) is a full clip's file with its SAMP and FSMP sections

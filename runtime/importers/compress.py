@@ -1,7 +1,7 @@
 """Compressing a library of clips from the command line:
 
-    python -m runtime.clip.compress FILES... --out DIR [--skeleton FILE] [--units auto|m|cm]
-                                    [--precision P] [--shell S] [--float-tolerance T]
+    python -m runtime.importers.compress FILES... --out DIR [--skeleton FILE] [--units auto|m|cm]
+                                         [--precision P] [--shell S] [--float-tolerance T]
 
 A FILE is BVH text (its joints become a skeleton and its frames a clip, both built with the
 ordinary builders) or a built clip file of this project (the "MAUL" container), which needs
@@ -17,9 +17,10 @@ a temporary name and renamed, so DIR never holds half a file; the first file tha
 stops the run (as make does: later files would hide the failure in a long table), the line
 naming it and how many files before it were written complete.
 
-This module is the command; runtime/clip/compress/__main__.py runs it under `python -m`
-(the compressor is a package so that `-m` does not load a second copy of it), and the
-compressor itself keeps no argument parsing.
+Why here and not `python -m runtime.clip.compress`: the command reads BVH, and runtime.clip
+sits below runtime.importers (tests/test_import_walls.py), so no module of runtime.clip may
+import the reader; runtime.importers takes clip, pose and core, so the command is legal here,
+and runtime.clip.compress stays the compressor alone, with no argument parsing.
 """
 from __future__ import annotations
 
@@ -32,15 +33,16 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from ..clip.build import build_clip
+from ..clip.clip import Clip
+from ..clip.compress import CompressOptions, CompressReport, compress_clip, default_compress_options
 from ..core.builder import Builder
 from ..core.container import MAGIC, FileKind
 from ..core.errors import ManiError
 from ..pose.skeleton import Skeleton, build_skeleton
-from .build import build_clip
-from .clip import Clip
-from .compress import CompressOptions, CompressReport, compress_clip, default_compress_options
+from .bvh import read_bvh
 
-PROG = "python -m runtime.clip.compress"
+PROG = "python -m runtime.importers.compress"
 CLIP_SUFFIX = ".mclip"
 SKELETON_SUFFIX = ".mskel"
 CM = 100.0          # a centimetre rig's units per metre: the defaults scale by it
@@ -190,7 +192,6 @@ def compress_file(path: Path, is_bvh: bool, skeleton: Skeleton | None, args) -> 
     data = _read(path, "file")
     files = {}
     if is_bvh:
-        from ..importers.bvh import read_bvh
         imported = read_bvh(data, path.name)
         skeleton_data = build_skeleton(Builder(), imported.skeleton_source)
         skeleton = Skeleton.open(skeleton_data)

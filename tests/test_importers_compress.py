@@ -1,4 +1,4 @@
-"""The library command, python -m runtime.clip.compress: what it writes opens as compressed
+"""The library command, python -m runtime.importers.compress: what it writes opens as compressed
 clips within the bound (measured by test_clip_compress's own decoding and composition, not the
 command's table), the table adds up, and every refusal is one line, exit code 2 and nothing
 half-written in --out."""
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
-from runtime.clip import compress_cli
+from runtime.importers import compress as command
 from runtime.importers.bvh import load_bvh
 from runtime.samples import humanoid_source, locomotion_clips
 from test_clip_compress import check_bounds
@@ -26,7 +26,7 @@ ENV = {**os.environ, "NUMBA_CACHE_DIR": os.environ.get("NUMBA_CACHE_DIR", str(RO
 
 def run(argv, capsys) -> tuple[int, str, str]:
     try:
-        code = compress_cli.main([str(a) for a in argv])
+        code = command.main([str(a) for a in argv])
     except SystemExit as exit_:
         code = exit_.code
     out, err = capsys.readouterr()
@@ -100,14 +100,14 @@ def test_a_built_sample_clip_with_its_skeleton(tmp_path, capsys, sample):
 
 
 def test_the_units_scale_the_defaults_and_given_values_stay():
-    args = compress_cli.parser().parse_args(["x", "--out", "d"])
+    args = command.parser().parse_args(["x", "--out", "d"])
     d = rt.default_compress_options()
-    bvh, units = compress_cli.options_for(args, True)
+    bvh, units = command.options_for(args, True)
     assert units == "cm" and (bvh.precision, bvh.shell_distance) == (100 * d.precision, 100 * d.shell_distance)
-    clip, units = compress_cli.options_for(args, False)
+    clip, units = command.options_for(args, False)
     assert units == "m" and (clip.precision, clip.shell_distance) == (d.precision, d.shell_distance)
-    args = compress_cli.parser().parse_args(["x", "--out", "d", "--units", "cm", "--precision", "0.5"])
-    clip, units = compress_cli.options_for(args, False)
+    args = command.parser().parse_args(["x", "--out", "d", "--units", "cm", "--precision", "0.5"])
+    clip, units = command.options_for(args, False)
     assert units == "cm" and (clip.precision, clip.shell_distance) == (0.5, 100 * d.shell_distance)
 
 
@@ -157,7 +157,7 @@ def test_refusals_before_any_work(tmp_path, capsys, sample, case):
     if "--out" not in argv:
         argv = argv + ["--out", out]
     err = refused(argv, capsys, out, ["kept.txt"])
-    assert err.startswith("python -m runtime.clip.compress: ")
+    assert err.startswith("python -m runtime.importers.compress: ")
     assert not (a_file.parent / "a_file" / "deeper").exists() and a_file.read_text() == "x"
 
 
@@ -194,15 +194,15 @@ def test_a_write_that_fails_leaves_no_part_of_it(tmp_path, capsys, sample, monke
 
 def test_python_m_runs_it_cleanly(tmp_path, sample):
     folder, _, _ = sample
-    help_ = subprocess.run([sys.executable, "-m", "runtime.clip.compress", "--help"], cwd=ROOT,
+    help_ = subprocess.run([sys.executable, "-m", "runtime.importers.compress", "--help"], cwd=ROOT,
                            env=ENV, capture_output=True, text=True)
     assert help_.returncode == 0 and help_.stderr == ""
     assert "a hundred times larger for a rig in centimetres" in " ".join(help_.stdout.split())
-    done = subprocess.run([sys.executable, "-m", "runtime.clip.compress", folder / "jump.mclip",
+    done = subprocess.run([sys.executable, "-m", "runtime.importers.compress", folder / "jump.mclip",
                            "--skeleton", folder / "humanoid.mskel", "--out", tmp_path], cwd=ROOT,
                           env=ENV, capture_output=True, text=True)
     assert done.returncode == 0 and done.stderr == "", done.stderr
     assert done.stdout.splitlines()[-1].startswith("total (1 clips)")
-    absent = subprocess.run([sys.executable, "-m", "runtime.clip.compress", tmp_path / "absent.bvh",
+    absent = subprocess.run([sys.executable, "-m", "runtime.importers.compress", tmp_path / "absent.bvh",
                              "--out", tmp_path], cwd=ROOT, env=ENV, capture_output=True, text=True)
     assert absent.returncode == 2 and absent.stderr.count("\n") == 1 and "absent.bvh" in absent.stderr

@@ -31,17 +31,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import compress_kernels as ck
-from ..clip import (AT_ENCODING, AT_SEGMENTS, FORMAT_MINOR, FORMAT_VERSION, KNOWN, Clip,
+from . import compress_kernels as ck
+from .clip import (AT_ENCODING, AT_SEGMENTS, FORMAT_MINOR, FORMAT_VERSION, KNOWN, Clip,
                    Encoding, PART_R, PART_S, PART_T, is_open)
-from ..compressed import TAGS, PAD, track_widths
-from ...core import args, container
-from ...core.builder import Builder
-from ...core.container import Container, FileKind, Section
-from ...core.errors import InvalidError
-from ...core.limits import NO_BONE, NO_TRACK
-from ...core.transform import IDENTITY
-from ...pose.skeleton import Skeleton
+from .compressed import TAGS, PAD, track_widths
+from ..core import args, container
+from ..core.builder import Builder
+from ..core.container import Container, FileKind, Section
+from ..core.errors import InvalidError
+from ..core.limits import NO_BONE, NO_TRACK
+from ..core.transform import IDENTITY
+from ..pose.skeleton import Skeleton
 
 SEGMENT_SAMPLES = 16        # ACL's ideal: ranges tight enough, few enough segment headers
 SHARE = 0.5                 # of the precision a component may spend alone, before the chains
