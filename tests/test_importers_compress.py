@@ -127,7 +127,7 @@ def test_a_failure_stops_the_run_with_the_files_before_it_complete(tmp_path, cap
                                   "negative shell", "nan tolerance", "infinite precision",
                                   "out is a file", "out under a file", "no skeleton",
                                   "not a skeleton", "skeleton as a clip", "one stem twice",
-                                  "bad units"])
+                                  "over an input", "bad units"])
 def test_refusals_before_any_work(tmp_path, capsys, sample, case):
     folder, _, _ = sample
     clip, skel = folder / "walk_f.mclip", folder / "humanoid.mskel"
@@ -138,6 +138,9 @@ def test_refusals_before_any_work(tmp_path, capsys, sample, case):
     a_file.write_text("x")
     twin = tmp_path / "walk_f.bvh"
     twin.write_text("HIERARCHY")
+    own = tmp_path / "own" / "walk_f.mclip"
+    own.parent.mkdir()
+    own.write_bytes(clip.read_bytes())
     argv = {"missing": [tmp_path / "absent.bvh"],
             "directory": [tmp_path],
             "bad precision": [clip, "--precision", "fine"],
@@ -151,12 +154,14 @@ def test_refusals_before_any_work(tmp_path, capsys, sample, case):
             "not a skeleton": [clip, "--skeleton", clip],
             "skeleton as a clip": [skel],
             "one stem twice": [clip, twin],
+            "over an input": [own, "--out", own.parent],
             "bad units": [clip, "--units", "inch"]}[case]
     if "--skeleton" not in argv and case != "no skeleton":
         argv = argv + ["--skeleton", skel]
     if "--out" not in argv:
         argv = argv + ["--out", out]
     err = refused(argv, capsys, out, ["kept.txt"])
+    assert twin.read_text() == "HIERARCHY" and own.read_bytes() == clip.read_bytes()
     assert err.startswith("python -m runtime.importers.compress: ")
     assert not (a_file.parent / "a_file" / "deeper").exists() and a_file.read_text() == "x"
 

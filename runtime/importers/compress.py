@@ -28,6 +28,7 @@ import argparse
 import math
 import os
 import sys
+import textwrap
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -69,20 +70,25 @@ def _bound(option: str):
     return value
 
 
+def _paragraphs(*texts: str) -> str:
+    return "\n\n".join(textwrap.fill(t, 78) for t in texts)
+
+
 def parser() -> _Parser:
     d = default_compress_options()
     p = _Parser(prog=PROG, description="Compress BVH files and built clip files into DIR, "
                 "every bone's shell within the precision at every sample.",
                 formatter_class=argparse.RawDescriptionHelpFormatter,
-                epilog="units: --precision and --shell are in the skeleton's own units. Their "
-                f"defaults are {d.precision:g} and {d.shell_distance:g} for a rig in metres "
-                "(0.1 mm at 3 cm), a hundred times larger for a rig in centimetres (0.01 at 3). "
-                "--units auto (the default) takes BVH files as centimetres, as BVH is written, "
-                "and built clip files as metres, as the project builds them; --units m or cm "
-                "says so for every file. A value given on the command line is used as it is "
-                "for every file, unscaled.\n\n"
-                "the first file that fails stops the run: the files before it are complete "
-                "in DIR, nothing of it or after it is written; exit code 2.")
+                epilog=_paragraphs(
+                    "units: --precision and --shell are in the skeleton's own units. Their "
+                    f"defaults are {d.precision:g} and {d.shell_distance:g} for a rig in metres "
+                    "(0.1 mm at 3 cm), a hundred times larger for a rig in centimetres (0.01 at "
+                    "3). --units auto (the default) takes BVH files as centimetres, as BVH is "
+                    "written, and built clip files as metres, as the project builds them; --units "
+                    "m or cm says so for every file. A value given on the command line is used as "
+                    "it is for every file, unscaled.",
+                    "the first file that fails stops the run: the files before it are complete "
+                    "in DIR, nothing of it or after it is written; exit code 2."))
     p.add_argument("files", nargs="+", metavar="FILES", type=Path,
                    help="BVH files and built clip files (.mclip)")
     p.add_argument("--out", required=True, type=Path, metavar="DIR",
@@ -150,10 +156,13 @@ def check(args) -> Skeleton | None:
         if head[:4] == MAGIC and int.from_bytes(head[4:6], "little") == FileKind.skeleton:
             raise Refusal(f"{path} is a skeleton file: give it with --skeleton FILE")
     seen = {}
+    inputs = {p.resolve() for p in [*kinds, args.skeleton] if p is not None}
     for path, is_bvh in kinds.items():
         for target in _outputs(path, is_bvh, args.out):
             if target.name in seen and seen[target.name] != path:
                 raise Refusal(f"{path} and {seen[target.name]} would both write {target.name}")
+            if target.resolve() in inputs:
+                raise Refusal(f"{path} would be written over an input, {target}: choose another --out")
             seen[target.name] = path
     skeleton = None
     if args.skeleton is not None:
