@@ -211,3 +211,27 @@ def test_python_m_runs_it_cleanly(tmp_path, sample):
     absent = subprocess.run([sys.executable, "-m", "runtime.importers.compress", tmp_path / "absent.bvh",
                              "--out", tmp_path], cwd=ROOT, env=ENV, capture_output=True, text=True)
     assert absent.returncode == 2 and absent.stderr.count("\n") == 1 and "absent.bvh" in absent.stderr
+
+
+def test_the_progress_bar_shows_on_a_terminal(tmp_path, sample):
+    pty = pytest.importorskip("pty")
+    folder, _, _ = sample
+    import fcntl
+    import struct
+    import termios
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))   # 100 columns
+    done = subprocess.run([sys.executable, "-m", "runtime.importers.compress", folder / "walk_f.mclip",
+                           folder / "jump.mclip", "--skeleton", folder / "humanoid.mskel",
+                           "--out", tmp_path], cwd=ROOT, env=ENV, stdout=subprocess.PIPE,
+                          stderr=slave, stdin=subprocess.DEVNULL)
+    os.close(slave)
+    shown = b""
+    try:
+        while chunk := os.read(master, 4096):
+            shown += chunk
+    except OSError:         # the terminal's other end is closed: all was read
+        pass
+    os.close(master)
+    assert done.returncode == 0
+    assert b"compressing" in shown and b"2/2" in shown and b"100%" in shown
