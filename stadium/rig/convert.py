@@ -2,6 +2,9 @@
 
     python -m stadium.rig.convert [NAME ...] [--out DIR]    write the runtime files (and check them)
 
+It also reports each clip's full and compressed sizes (compression_report); the battle and
+the files written keep the full clips, so the goldens do not move.
+
 Two things stand between a pack and the runtime, and both are answered here.
 
 Scale. The rig keeps bone scale out of its chain: a child's offset is stretched by its
@@ -357,6 +360,70 @@ def equivalence_error(rts: RuntimeSpecies, role_name: str) -> float:
     return worst
 
 
+# ------------------------------------------------------------------ compression
+
+
+# The compression bounds for a species, in its own units: fractions of its size (the furthest
+# any bone sits from the origin at rest), the defaults' 0.1 mm at 3 cm for a rig a metre out.
+PRECISION_PER_SIZE = 1e-4
+SHELL_PER_SIZE = 0.03
+
+
+@dataclass(frozen=True)
+class ClipSizes:
+    """One clip's file sizes, full and compressed, and the compressed clip's worst shell
+    error (in the skeleton's units) with the precision it was held to."""
+
+    role: str
+    full_bytes: int
+    compressed_bytes: int
+    worst_error: float
+    precision: float
+
+    @property
+    def ratio(self) -> float:
+        return self.full_bytes / self.compressed_bytes
+
+
+def species_size(rts: RuntimeSpecies) -> float:
+    """The furthest any bone's origin sits from the species' origin, on any axis, at rest."""
+    pose = rt.Pose(rts.skeleton)
+    pose.set_rest(rts.skeleton)
+    return float(np.abs(pose.model[:, :, 3]).max())
+
+
+def compression_options(rts: RuntimeSpecies) -> rt.CompressOptions:
+    """The default bounds scaled to the species' size (PRECISION_PER_SIZE, SHELL_PER_SIZE)."""
+    size = species_size(rts)
+    return rt.CompressOptions(precision=size * PRECISION_PER_SIZE,
+                              shell_distance=size * SHELL_PER_SIZE)
+
+
+def compression_report(rts: RuntimeSpecies) -> list[ClipSizes]:
+    """Every clip of the species compressed at compression_options: its sizes and error.
+    The compressed files are only measured: the battle plays the full clips."""
+    options = compression_options(rts)
+    sizes = []
+    for name, role in rts.clips.items():
+        report = rt.compress_clip(rt.Builder(), role.clip, rts.skeleton, options)
+        sizes.append(ClipSizes(name, report.full_bytes, report.compressed_bytes,
+                               report.worst_error, options.precision))
+    return sizes
+
+
+def format_sizes(sizes: list[ClipSizes]) -> list[str]:
+    """The report's lines: one a clip, then the species' total."""
+    def line(name, full, packed, worst):
+        return (f"  {name:<14} {full:>9,} B full {packed:>8,} B compressed {full / packed:6.2f} : 1, "
+                f"worst error {worst:.3f} of the precision")
+    lines = [line(s.role, s.full_bytes, s.compressed_bytes, s.worst_error / s.precision) for s in sizes]
+    lines.append(line("all clips", sum(s.full_bytes for s in sizes),
+                      sum(s.compressed_bytes for s in sizes),
+                      max(s.worst_error / s.precision for s in sizes))
+                 + f" ({sizes[0].precision:.3g} in the species' units)")
+    return lines
+
+
 def write(rts: RuntimeSpecies, folder: Path) -> list[Path]:
     """The skeleton and role clips as runtime files under folder/<species>/."""
     folder = Path(folder) / rts.name.lower()
@@ -385,6 +452,8 @@ def main(argv=None) -> int:
                             if rts.clips[r].impact is not None)
         print(f"{rts.name}: {rts.skeleton.bone_count} runtime bones, {len(rts.clips)} clips, "
               f"worst gap {worst:.2e} body heights; impact frames {impacts or 'none'}")
+        for line in format_sizes(compression_report(rts)):
+            print(line)
         if args.out:
             for path in write(rts, args.out):
                 print(f"  {path}")

@@ -1,0 +1,60 @@
+"""python -m stadium.rig.convert's compression report: every species clip compressed at the
+species' scaled bounds stays within them (measured by test_clip_compress's own decoding and
+composition), the report prints what the files weigh, and the battle keeps the full clips."""
+import numpy as np
+import pytest
+
+import runtime as rt
+from stadium.rig import convert
+from stadium.rig.roster import Roster
+from test_clip_compress import check_bounds, models
+
+ROSTER = Roster()
+
+
+@pytest.fixture(scope="module")
+def converted():
+    return {name: convert.runtime_species(ROSTER.load(name)) for name in ROSTER.names}
+
+
+@pytest.mark.parametrize("name", ROSTER.names)
+def test_the_bounds_scale_with_the_species_size(converted, name):
+    sk = converted[name].skeleton
+    size = float(np.abs(models(sk.parents, sk.rests[None])[0, :, :, 3]).max())
+    options = convert.compression_options(converted[name])
+    assert options.precision == pytest.approx(size * 1e-4, rel=1e-6)   # the pose composes in binary32
+    assert options.shell_distance == pytest.approx(size * 0.03, rel=1e-6)   # the pose composes in binary32
+
+
+@pytest.mark.parametrize("name", ROSTER.names)
+def test_every_species_clip_compresses_within_its_bound(converted, name):
+    rts = converted[name]
+    options = convert.compression_options(rts)
+    sizes = {s.role: s for s in convert.compression_report(rts)}
+    assert set(sizes) == set(rts.clips)
+    for role, rc in rts.clips.items():
+        b = rt.Builder()
+        rt.compress_clip(b, rc.clip, rts.skeleton, options)
+        packed = rt.Clip(b.built())
+        err = check_bounds(rc.clip, packed, rts.skeleton, options)
+        s = sizes[role]
+        assert s.full_bytes == rc.clip.data.size and s.compressed_bytes == packed.data.size
+        assert s.compressed_bytes < s.full_bytes
+        assert s.worst_error == pytest.approx(err.max(), rel=1e-6, abs=1e-12)
+        assert not rc.clip.is_compressed        # the battle plays the full clips
+
+
+def test_the_command_prints_the_report(converted, capsys, tmp_path):
+    name = ROSTER.names[0]
+    assert convert.main([name, "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    sizes = convert.compression_report(converted[name])
+    for s in sizes:
+        line = next(x for x in out if x.split()[:1] == [s.role])
+        assert f"{s.full_bytes:,} B full" in line and f"{s.compressed_bytes:,} B compressed" in line
+        assert f"{s.full_bytes / s.compressed_bytes:.2f} : 1" in line
+    total = next(x for x in out if x.strip().startswith("all clips"))
+    assert f"{sum(s.full_bytes for s in sizes):,} B full" in total
+    assert f"{sum(s.compressed_bytes for s in sizes):,} B compressed" in total
+    written = rt.Clip((tmp_path / name.lower() / "standby.mclip").read_bytes())
+    assert not written.is_compressed                # the files written stay full
