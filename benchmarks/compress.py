@@ -2,8 +2,8 @@
 runtime.importers.bvh): the ratio over the 32 walks, runs and turns at the default bound in
 centimetres (0.01 cm at 3 cm), the worst shell error measured independently at every sample
 of them, sampling a compressed 22-bone pose against the full clip at the same random times,
-and the compressor's throughput. Skips (a line on stderr, no figures) when the reader or the
-files are absent.
+and the compressor's throughput. Skips (a line on stderr, no figures) when the files are
+absent.
 
 compress_ratio_staged_mocap: sum of 10 binary32 a bone a sample over the sum of the
 compressed clips' whole files (names, events and the container's table included)."""
@@ -16,63 +16,24 @@ from _figures import emit, median_us
 
 import runtime as rt
 from runtime.clip.clip import sample_times
+from runtime.importers.bvh import load_bvh
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from clip_measure import measure  # noqa: E402 - the tests' measurement, not the compressor's
 
 MOCAP = Path(__file__).resolve().parents[1].parent / "shared" / "testdata" / "mocap" / "bandai-namco-2"
 LOCOMOTION = ("walk_", "run_", "walk-turn-left_", "walk-turn-right_")
 OPTIONS_CM = rt.CompressOptions(precision=0.01, shell_distance=3.0, float_tolerance=0.00001)
 
 
-def _models(parents, locals_):
-    """Model affines in binary64, composed as a pose composes them (|q|^2 standing for 1)."""
-    x = locals_.astype(np.float64)
-    i, j, k, w = x[..., 3], x[..., 4], x[..., 5], x[..., 6]
-    ii, jj, kk, ww = i * i, j * j, k * k, w * w
-    r = np.stack([np.stack([ww + ii - jj - kk, 2 * (i * j - k * w), 2 * (i * k + j * w)], -1),
-                  np.stack([2 * (i * j + k * w), ww - ii + jj - kk, 2 * (j * k - i * w)], -1),
-                  np.stack([2 * (i * k - j * w), 2 * (j * k + i * w), ww - ii - jj + kk], -1)], -2)
-    local = np.concatenate([r * x[..., None, 7:10], x[..., 0:3, None]], axis=-1)
-    out = np.empty(local.shape)
-    n = locals_.shape[1]
-    for b in range(n):
-        p = int(parents[b])
-        if p < n:
-            out[:, b, :, :3] = out[:, p, :, :3] @ local[:, b, :, :3]
-            out[:, b, :, 3] = np.einsum("mij,mj->mi", out[:, p, :, :3], local[:, b, :, 3]) + out[:, p, :, 3]
-        else:
-            out[:, b] = local[:, b]
-    return out
-
-
-def _locals(clip, skeleton, times):
-    pose = rt.Pose(skeleton)
-    out = np.empty((len(times), skeleton.bone_count, 10), np.float32)
-    for k, t in enumerate(times):
-        clip.sample(skeleton, t, pose)
-        out[k] = pose.locals
-    return out
-
-
 def worst_shell_error(full, packed, skeleton, d):
     """The largest distance between the six vertices at +-d on each bone's axes, compressed
-    against full, at every sample."""
+    against full, at every sample (the tests' own measurement, tests/clip_measure.py)."""
     grid = sample_times(full.sample_count, full.duration, full.sample_rate)
-    diff = _models(skeleton.parents, _locals(packed, skeleton, grid)) - \
-        _models(skeleton.parents, _locals(full, skeleton, grid))
-    worst = 0.0
-    for axis in range(3):
-        for sign in (-d, d):
-            v = np.zeros(4)
-            v[axis], v[3] = sign, 1.0
-            worst = max(worst, float(np.linalg.norm(diff @ v, axis=-1).max()))
-    return worst
+    return float(measure(full, packed, skeleton, d, grid).max())
 
 
 def main():
-    try:
-        from runtime.importers.bvh import load_bvh
-    except ImportError:
-        print("compress: runtime.importers.bvh is not here; no figures", file=sys.stderr)
-        return
     files = sorted(p for p in MOCAP.glob("*.bvh") if p.name.startswith(LOCOMOTION)) if MOCAP.is_dir() else []
     if not files:
         print(f"compress: no staged mocap at {MOCAP}; no figures", file=sys.stderr)

@@ -7,7 +7,8 @@ import pytest
 import runtime as rt
 from stadium.rig import convert
 from stadium.rig.roster import Roster
-from test_clip_compress import check_bounds, models
+from clip_measure import models
+from test_clip_compress import check_bounds
 
 ROSTER = Roster()
 
