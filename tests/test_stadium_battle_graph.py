@@ -7,7 +7,7 @@ import pytest
 from runtime.graph.limits import GRAPH_NONE
 from stadium.battle import battler_graph as battle_graph
 from stadium.battle.battler import Battler
-from stadium.rig.convert import ROLES, runtime_species
+from stadium.rig.convert import ROLES, compression_tolerance, runtime_species
 from stadium.rig.rig import StadiumRig
 from stadium.rig.roster import Roster
 
@@ -99,8 +99,16 @@ def test_state_changes_blend_on_the_runtime_path_and_cut_on_the_stadium_path(ble
     assert gap > 1e-3 * species.height / species.root_scale
     run(runtime, 40)
     run(stadium, 40)
-    assert np.allclose(np.asarray(runtime.rig.pivot), np.asarray(stadium.rig.pivot), atol=2e-4), \
-        "once the blend is over the two paths agree"
+    assert_within_compression(runtime, stadium), "once the blend is over the two paths agree"
+
+
+def assert_within_compression(runtime, stadium):
+    """The runtime path plays compressed clips: its pivots are the Stadium path's within the
+    species' compression bounds (origins by the precision, axes by its angle)."""
+    origin, angle = compression_tolerance(runtime.rts)
+    ours, theirs = np.asarray(runtime.rig.pivot), np.asarray(stadium.rig.pivot)
+    assert np.abs(ours[:, :, 3] - theirs[:, :, 3]).max() <= origin * (1 + 1e-3)
+    assert np.abs(ours[:, :, :3] - theirs[:, :, :3]).max() <= angle * (1 + 1e-3)
 
 
 def test_on_a_steady_state_the_two_paths_agree_at_every_step():
@@ -116,9 +124,7 @@ def test_on_a_steady_state_the_two_paths_agree_at_every_step():
         # past the blend into standby, and the anchor's smoothing after it
         if standing > 60:
             compared += 1
-            va = np.concatenate([p.vertices for p in a.rig.parts])
-            vb = np.concatenate([p.vertices for p in b.rig.parts])
-            assert np.abs(va - vb).max() < 1e-3
+            assert_within_compression(a, b)
             assert [p.texture for p in a.rig.parts] == [p.texture for p in b.rig.parts]
     assert compared > 100
 

@@ -1,6 +1,7 @@
-"""python -m stadium.rig.convert's compression report: every species clip compressed at the
-species' scaled bounds stays within them (measured by test_clip_compress's own decoding and
-composition), the report prints what the files weigh, and the battle keeps the full clips."""
+"""Compressed species clips: every species clip compressed at the species' scaled bounds stays
+within them (measured by test_clip_compress's own decoding and composition), the report
+prints what the files weigh, and the battle plays exactly the compressed clips shipped in
+assets/runtime/, which are what the code makes from the bundled packs today."""
 import numpy as np
 import pytest
 
@@ -15,7 +16,7 @@ ROSTER = Roster()
 
 @pytest.fixture(scope="module")
 def converted():
-    return {name: convert.runtime_species(ROSTER.load(name)) for name in ROSTER.names}
+    return {name: convert.convert(ROSTER.load(name)) for name in ROSTER.names}
 
 
 @pytest.mark.parametrize("name", ROSTER.names)
@@ -42,7 +43,42 @@ def test_every_species_clip_compresses_within_its_bound(converted, name):
         assert s.full_bytes == rc.clip.data.size and s.compressed_bytes == packed.data.size
         assert s.compressed_bytes < s.full_bytes
         assert s.worst_error == pytest.approx(err.max(), rel=1e-6, abs=1e-12)
-        assert not rc.clip.is_compressed        # the battle plays the full clips
+
+
+@pytest.mark.parametrize("name", ROSTER.names)
+def test_the_battle_plays_the_shipped_clips_which_are_what_the_code_makes(converted, name):
+    """A stale assets/runtime/ fails here: run `python -m stadium.rig.convert --ship`."""
+    played = convert.runtime_species(ROSTER.load(name))
+    made = convert.compressed(converted[name])
+    assert set(played.clips) == set(made.clips) == set(converted[name].clips)
+    folder = convert.RUNTIME_CLIPS / name.lower()
+    assert (folder / convert.DIGEST_FILE).read_text().strip() == ROSTER.load(name).digest
+    for role, rc in played.clips.items():
+        assert rc.clip.is_compressed
+        assert bytes(rc.data) == bytes(made.clips[role].data) \
+            == (folder / f"{role}.mclip").read_bytes(), role
+        full = converted[name].clips[role]
+        assert (rc.anim, rc.first, rc.wrap, rc.loop, rc.impact) == \
+            (full.anim, full.first, full.wrap, full.loop, full.impact)
+
+
+def test_a_pack_not_shipped_is_compressed_where_it_loads(converted, tmp_path):
+    """A pack whose bytes differ from the shipped one's (a user's, or one edited) is baked
+    and compressed in place, never paired with clips made from other bytes."""
+    from stadium.rig import pack
+    name = ROSTER.names[0]
+    data = bytearray(ROSTER.paths[0].read_bytes())
+    edited = tmp_path / f"{name}.pack"
+    edited.write_bytes(bytes(data))
+    same = pack.load(edited)
+    assert convert._shipped(same) is not None          # the same bytes find the shipped clips
+    species = pack.load(edited)
+    species.digest = "0" * 64                          # as if its bytes had changed
+    assert convert._shipped(species) is None
+    rts = convert.runtime_species(species)
+    assert all(rc.clip.is_compressed for rc in rts.clips.values())
+    made = convert.compressed(converted[name])
+    assert all(bytes(rts.clips[r].data) == bytes(made.clips[r].data) for r in rts.clips)
 
 
 def test_the_command_prints_the_report(converted, capsys, tmp_path):

@@ -1,9 +1,13 @@
 """Species packs as runtime assets: a Maul Anim skeleton and one clip per animation role.
 
-    python -m stadium.rig.convert [NAME ...] [--out DIR]    write the runtime files (and check them)
+    python -m stadium.rig.convert [NAME ...] [--out DIR] [--ship]
 
-It also reports each clip's full and compressed sizes (compression_report); the battle and
-the files written keep the full clips, so the goldens do not move.
+checks each species' clips against the rig, reports each clip's full and compressed sizes,
+writes the full runtime files to DIR, and with --ship writes the compressed clips the battle
+plays to assets/runtime/<species>/ (with the digest of the pack they were made from).
+
+The battle plays compressed clips (runtime_species), within the species' compression bounds
+of the full ones; the full clips are the rig's exact reading and what the checks compare.
 
 Two things stand between a pack and the runtime, and both are answered here.
 
@@ -58,6 +62,7 @@ from runtime.clip.build import ChannelPath, ChannelSource, ClipSource, build_cli
 from runtime.pose.skeleton import BoneSource, SkeletonSource, build_skeleton
 from runtime.core.transform import quats_from_matrices
 
+from ..paths import RUNTIME_CLIPS
 from . import pack
 from .rig import StadiumRig, euler_matrix, ANGLE
 
@@ -71,6 +76,7 @@ SLOT_OF = {"sendout": pack.ENTRANCE, "standby_intro": pack.STANDBY, "standby": p
            "faint": pack.FAINT}
 ATTACKS = ("attack1", "attack2")
 IMPACT_EVENT = "impact"
+DIGEST_FILE = "pack.sha256"         # beside shipped clips: the pack they were made from
 # An update lists the events its playhead passes on [before, after), so an event exactly
 # on the impact frame would be listed one 60 Hz step after the pose shows that frame.
 # A quarter of a 30 Hz frame earlier, it is listed by the very step that arrives there.
@@ -268,11 +274,23 @@ def _halves(first: int, last: int) -> np.ndarray:
     return first + np.arange(2 * (last - first) + 1) / 2.0
 
 
-def convert(species: pack.Species) -> RuntimeSpecies:
-    """Build the runtime skeleton and every role's clip (no caching; see runtime_species)."""
-    data, skeleton, pivots, draws = split_skeleton(species)
-    rig = StadiumRig(species)
-    clips = {}
+@dataclass(frozen=True)
+class _RolePlan:
+    """What a role's clip bakes: the pack frames at its 60 Hz samples, and how it plays."""
+
+    role: str
+    anim: int | None
+    first: int
+    times: np.ndarray
+    wrap: bool
+    loop: bool
+    events: tuple = ()
+    impact: float | None = None
+
+
+def _plans(species: pack.Species, rig: StadiumRig) -> list[_RolePlan]:
+    """Every role's plan, then one for each animation no role plays ("anim<index>")."""
+    plans = []
     for role in ROLES:
         anim = animation_for(species, SLOT_OF[role])
         frames = species.anims[anim].frames if anim is not None else 1
@@ -295,31 +313,51 @@ def convert(species: pack.Species) -> RuntimeSpecies:
             if role in ATTACKS and anim is not None:
                 impact = impact_frame(rig, anim) / pack.FPS
                 events = ((IMPACT_EVENT, impact - IMPACT_LEAD),)
-        samples = bake(rig, anim, times, wrap)
-        clip_data = _clip_from(skeleton, pivots, draws, samples, loop, events)
-        clips[role] = RoleClip(role, Clip.open(clip_data), clip_data, anim, first, wrap, loop,
-                               impact)
-    # an animation no role plays still becomes a clip (held at its end), "anim<index>"
-    played = {c.anim for c in clips.values()}
+        plans.append(_RolePlan(role, anim, first, times, wrap, loop, events, impact))
+    played = {p.anim for p in plans}
     for anim, a in enumerate(species.anims):
         if anim not in played:
             times = np.minimum(_halves(0, a.frames), a.frames - 1)
-            clip_data = _clip_from(skeleton, pivots, draws, bake(rig, anim, times, False), False)
-            name = f"anim{anim}"
-            clips[name] = RoleClip(name, Clip.open(clip_data), clip_data, anim, 0, False, False)
+            plans.append(_RolePlan(f"anim{anim}", anim, 0, times, False, False))
+    return plans
+
+
+def _species(species: pack.Species, clip_data) -> RuntimeSpecies:
+    """The runtime species with each plan's clip from clip_data(plan, skeleton, pivots,
+    draws, rig)."""
+    data, skeleton, pivots, draws = split_skeleton(species)
+    rig = StadiumRig(species)
+    clips = {}
+    for plan in _plans(species, rig):
+        made = bytes(clip_data(plan, skeleton, pivots, draws, rig))
+        clips[plan.role] = RoleClip(plan.role, Clip.open(made), made, plan.anim, plan.first,
+                                    plan.wrap, plan.loop, plan.impact)
     rig.release()
     root = species.root_scale if species.root_scale > 0 else 1.0
     return RuntimeSpecies(species, skeleton, data, pivots, draws, clips, species.height / root)
+
+
+def _baked(plan: _RolePlan, skeleton, pivots, draws, rig) -> bytes:
+    samples = bake(rig, plan.anim, plan.times, plan.wrap)
+    return _clip_from(skeleton, pivots, draws, samples, plan.loop, plan.events)
+
+
+def convert(species: pack.Species) -> RuntimeSpecies:
+    """Build the runtime skeleton and every role's full clip, the rig's exact reading (no
+    caching and no compression; see runtime_species)."""
+    return _species(species, _baked)
 
 
 _CACHE: "weakref.WeakKeyDictionary[pack.Species, RuntimeSpecies]" = weakref.WeakKeyDictionary()
 
 
 def runtime_species(species: pack.Species) -> RuntimeSpecies:
-    """The converted species, made once per loaded pack."""
+    """The species as the battle plays it, made once per loaded pack: every clip compressed
+    at compression_options. A bundled pack's compressed clips are shipped in
+    assets/runtime/ (see ship), so the battle neither bakes nor compresses them."""
     found = _CACHE.get(species)
     if found is None:
-        found = _CACHE[species] = convert(species)
+        found = _CACHE[species] = _shipped(species) or compressed(convert(species))
     return found
 
 
@@ -400,8 +438,7 @@ def compression_options(rts: RuntimeSpecies) -> rt.CompressOptions:
 
 
 def compression_report(rts: RuntimeSpecies) -> list[ClipSizes]:
-    """Every clip of the species compressed at compression_options: its sizes and error.
-    The compressed files are only measured: the battle plays the full clips."""
+    """Every clip of the species compressed at compression_options: its sizes and error."""
     options = compression_options(rts)
     sizes = []
     for name, role in rts.clips.items():
@@ -409,6 +446,61 @@ def compression_report(rts: RuntimeSpecies) -> list[ClipSizes]:
         sizes.append(ClipSizes(name, report.full_bytes, report.compressed_bytes,
                                report.worst_error, options.precision))
     return sizes
+
+
+def compression_tolerance(rts: RuntimeSpecies) -> tuple[float, float]:
+    """How far a compressed clip's model frames may stray from the full clip's: each bone's
+    origin by the precision, its axes by the angle that moves a vertex at the shell distance
+    by twice the precision (the shell's bound less the origin's share), in radians."""
+    options = compression_options(rts)
+    return options.precision, 2 * options.precision / options.shell_distance
+
+
+def compressed(rts: RuntimeSpecies) -> RuntimeSpecies:
+    """The species with every clip compressed at compression_options (a clip already
+    compressed is kept)."""
+    options = compression_options(rts)
+
+    def packed(plan: _RolePlan, skeleton, *_):
+        clip = rts.clips[plan.role].clip
+        if clip.is_compressed:
+            return clip.data
+        builder = rt.Builder()
+        rt.compress_clip(builder, clip, skeleton, options)
+        return builder.built()
+
+    return _species(rts.species, packed)
+
+
+def _shipped_folder(species: pack.Species) -> Path:
+    return RUNTIME_CLIPS / species.name.lower()
+
+
+def _shipped(species: pack.Species) -> RuntimeSpecies | None:
+    """The species with its shipped compressed clips, when assets/runtime/ holds them for
+    exactly this pack's bytes; else None."""
+    folder = _shipped_folder(species)
+    try:
+        if not species.digest or (folder / DIGEST_FILE).read_text().strip() != species.digest:
+            return None
+    except OSError:
+        return None
+    return _species(species, lambda plan, *_: (folder / f"{plan.role}.mclip").read_bytes())
+
+
+def ship(rts: RuntimeSpecies, folder: Path | None = None) -> list[Path]:
+    """Write the species' compressed clips, and the digest of the pack they were made from,
+    where runtime_species finds them (assets/runtime/<species>/ by default)."""
+    folder = Path(folder) / rts.name.lower() if folder else _shipped_folder(rts.species)
+    folder.mkdir(parents=True, exist_ok=True)
+    packed = compressed(rts)
+    written = []
+    for name, role in packed.clips.items():
+        written.append(folder / f"{name}.mclip")
+        written[-1].write_bytes(bytes(role.data))
+    written.append(folder / DIGEST_FILE)
+    written[-1].write_text(rts.species.digest + "\n")
+    return written
 
 
 def format_sizes(sizes: list[ClipSizes]) -> list[str]:
@@ -443,6 +535,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m stadium.rig.convert", description=__doc__.split("\n")[0])
     parser.add_argument("species", nargs="*", help="species names or .pack paths (default: all bundled)")
     parser.add_argument("--out", type=Path, help="write skeleton.mskel and <role>.mclip per species here")
+    parser.add_argument("--ship", action="store_true",
+                        help="write the compressed clips the battle plays to assets/runtime/")
     args = parser.parse_args(argv)
     roster = Roster()
     for name in args.species or roster.names:
@@ -454,9 +548,8 @@ def main(argv=None) -> int:
               f"worst gap {worst:.2e} body heights; impact frames {impacts or 'none'}")
         for line in format_sizes(compression_report(rts)):
             print(line)
-        if args.out:
-            for path in write(rts, args.out):
-                print(f"  {path}")
+        for path in (write(rts, args.out) if args.out else []) + (ship(rts) if args.ship else []):
+            print(f"  {path}")
     return 0
 
 

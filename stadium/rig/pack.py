@@ -59,6 +59,7 @@ its last entry (see ``stadium.rig.StadiumRig.textures``).
 """
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 from dataclasses import dataclass, field
@@ -162,6 +163,7 @@ class Species:
     ctx: list[int]                 # CONTEXT_SLOTS order: animation index or NO_ANIM
     aux_anims: list[TextureStreams]
     images: list[np.ndarray]       # uint8 (h, w, 4) RGBA, row 0 = top
+    digest: str = ""               # sha256 of the bytes it was read from ("" if built in code)
 
 
 # ---------------------------------------------------------------- reading
@@ -360,7 +362,8 @@ def loads(data: bytes, path="<bytes>") -> Species:
         r.fail("end", f"{len(r.data) - r.at} unexpected bytes after the last image")
     _check_reach(r, parents, rest_t, rest_s, anims, float(head["root_scale"]))
     return Species(name, parents, rest_t, rest_r, rest_s, float(head["root_scale"]),
-                   float(head["height"]), prims, anims, ctx, aux, images)
+                   float(head["height"]), prims, anims, ctx, aux, images,
+                   hashlib.sha256(r.data).hexdigest())
 
 
 def _check_reach(r: _Reader, parents, rest_t, rest_s, anims, root_scale: float) -> None:
