@@ -1,5 +1,7 @@
 """Compressed clips' compiled code (runtime.core.jit): reading a sample out of the bit stream,
-the open's check of every value the stream holds raw, and the compressor's error search.
+and the compressor's error search. (The open's check of the raw values and a graph's decode
+of every sample at once are numpy, in clip/compressed.py: done once per clip, they compile
+nothing, and a test holds them to these kernels bit for bit.)
 
 The runtime's decode and the compressor's measurement call the same `component` and
 `place_rotation`, so what the compressor measured is what a clip samples, bit for bit: every
@@ -138,15 +140,6 @@ def _rate(buf, meta, g, k):
 
 
 @kernel
-def _all_raw(buf, meta, g, sc):
-    """Whether a rotation's three kept components (from sc) are raw in segment g."""
-    for c in range(3):
-        if _rate(buf, meta, g, sc + c) & RATE_MASK != RAW:
-            return False
-    return True
-
-
-@kernel
 def _sample_start(meta, g, k):
     return meta[meta[M_BYTE] + g] * 8 + (k - meta[meta[M_START] + g]) * meta[meta[M_BPS] + g]
 
@@ -253,12 +246,6 @@ def interpolate(a, b, dots, f, bones, fill, out):
 
 
 @kernel
-def decode_bones(buf, meta, consts, ranges, base, k, rows, out):
-    """Sample k's tracked bones `rows` (increasing) into out[r]; only their bits decoded."""
-    _sample(buf, meta, consts, ranges, base, k, rows, out)
-
-
-@kernel
 def _hemispheres(a, b, dots):
     """Each of b's rotations turned into a's hemisphere; their dot products, binary32."""
     for r in range(a.shape[0]):
@@ -293,16 +280,6 @@ def decode_pairs(buf, meta, consts, ranges, base, rows, first, second, a, b, dot
 
 
 @kernel
-def decode_all(buf, meta, consts, ranges, base, rows, out, dots):
-    """Every sample into out (S, B, 10), each rotation in the previous sample's hemisphere
-    (as a full clip keeps them), and each sample's dot products with the next into dots."""
-    for k in range(out.shape[0]):
-        _sample(buf, meta, consts, ranges, base, k, rows, out[k])
-        if k:
-            _hemispheres(out[k - 1], out[k], dots[k - 1])
-
-
-@kernel
 def decode_floats(buf, meta, consts, ranges, k, out):
     """Sample k's float tracks into out (F floats)."""
     nbones, nf = meta[M_B], meta[M_F]
@@ -333,51 +310,6 @@ def decode_floats_pairs(buf, meta, consts, ranges, first, second, a, b):
     for k in range(first.size):
         decode_floats(buf, meta, consts, ranges, first[k], a[k])
         decode_floats(buf, meta, consts, ranges, second[k], b[k])
-
-
-@kernel
-def first_bad_raw(buf, meta, ranges, limit, tolerance):
-    """The open's check of the stream: the bit position (from the stream's start) of the first
-    raw value not finite or at or past `limit` in size, of a raw rotation (its four held)
-    whose length is not within `tolerance` of 1, or of the first padding bit set at a
-    segment's end; -1 when there is none."""
-    nbones, nf = meta[M_B], meta[M_F]
-    ntr = 3 * nbones + nf
-    bits = meta[M_BITS]
-    for g in range(meta[M_G]):
-        s0, s1 = meta[meta[M_START] + g], meta[meta[M_START] + g + 1]
-        pos = meta[meta[M_BYTE] + g] * 8
-        for k in range(s0, s1):
-            for t in range(ntr):
-                if meta[meta[M_KIND] + t] != KIND_ANIMATED:
-                    continue
-                sc = meta[meta[M_SCOMP] + meta[meta[M_SLOT] + t]]
-                width = 1 if t >= 3 * nbones else 3
-                for c in range(width):
-                    nb = bits_of(_rate(buf, meta, g, sc + c) & RATE_MASK)
-                    if nb == 32:
-                        q = read_bits(buf, bits * 8 + pos, 32)
-                        v = np.float64(component(q, 32, 0, 0, 0.0, 0.0))
-                        if not abs(v) < limit:
-                            return pos
-                    pos += nb
-                if t < 3 * nbones and t % 3 == 1 and _all_raw(buf, meta, g, sc):
-                    length = 0.0
-                    for c in range(4):
-                        q = read_bits(buf, bits * 8 + pos + 32 * (c - 3), 32)
-                        v = np.float64(component(q, 32, 0, 0, 0.0, 0.0))
-                        if not abs(v) <= 1.0:
-                            return pos + 32 * (c - 3)
-                        length += v * v
-                    if abs(math.sqrt(length) - 1.0) > tolerance:
-                        return pos
-                    pos += 32
-        end = (pos + 7) // 8 * 8
-        while pos < end:
-            if read_bits(buf, bits * 8 + pos, 1):
-                return pos
-            pos += 1
-    return -1
 
 
 # ---- the compressor's side --------------------------------------------------------------

@@ -156,13 +156,15 @@ class Stream:
         self.buf = jit.array(buf, np.uint8)
         self.consts = jit.array(consts, np.float32)
         self.ranges = jit.array(ranges, np.float32)
-        bad = ck.first_bad_raw(self.buf, self.meta, self.ranges, limit, ROTATION_TOLERANCE)
-        if bad >= 0:
-            raise FormatError("raw value not finite or too large, or padding bit set", b_at + bad // 8)
         self.tracked = b
         self.floats = floats
         self.rows = jit.array(np.arange(b, dtype=np.int64), np.int64)
         self.bits = int(seg_at[-1])
+        self._whole = _Whole(stream, kinds, slots, is_anim, range_at, comp_at,
+                             crat.copy(), srange.copy(), starts, seg_at, bps, b)
+        bad = self._whole.first_bad_raw(limit, ROTATION_TOLERANCE)
+        if bad >= 0:
+            raise FormatError("raw value not finite or too large, or padding bit set", b_at + bad // 8)
 
     @staticmethod
     def _check_constants(consts, kinds, const_at, b, at, limit) -> None:
@@ -203,10 +205,7 @@ class Stream:
 
     def all(self, base, samples: int) -> tuple[np.ndarray, np.ndarray]:
         """Every sample (S, B, 10), rotations hemisphere-continuous, and the (S - 1, B) dots."""
-        out = np.empty((samples, self.tracked, 10), dtype=np.float32)
-        dots = np.empty((max(samples - 1, 0), self.tracked), dtype=np.float32)
-        ck.decode_all(self.buf, self.meta, self.consts, self.ranges, base, self.rows, out, dots)
-        return out, dots
+        return self._whole.decode(base, self.consts, self.ranges)
 
     def all_floats(self, samples: int) -> np.ndarray:
         out = np.empty((samples, self.floats), dtype=np.float32)
@@ -224,3 +223,190 @@ def _check_ranges(ranges: np.ndarray, at: int, limit: float) -> None:
     bad = np.flatnonzero(~((ext >= 0) & (np.abs(lo + ext) < limit)))
     if bad.size:
         raise FormatError("range extent negative, not finite or too large", at + 8 * int(bad[0]) + 4)
+
+
+class _Whole:
+    """The whole stream at once, in numpy: the open's check of every raw value and a graph's
+    decode of every sample, each done once per clip, so opening and binding a compressed clip
+    compiles nothing. Bit for bit what compress_kernels decodes a sample at a time: the same
+    binary32 operations in the same order (numpy rounds each as numba does, without
+    contraction), and the same scan order for the first wrong bit."""
+
+    def __init__(self, stream, kinds, slots, is_anim, range_at, comp_at, crat,
+                 srange, starts, seg_at, bps, bones):
+        segments, ncomp = crat.shape
+        self.bones, self.kinds, self.slots = bones, kinds, slots
+        self.starts, self.seg_at, self.bps = starts, seg_at, bps
+        self.nb = ck.BIT_RATES[crat & ck.RATE_MASK]                        # (G, C)
+        self.srange = srange
+        # each kept component's track, its place in it and the clip range row it decodes by
+        track = np.repeat(np.flatnonzero(is_anim), np.diff(comp_at)[is_anim])
+        place = np.arange(ncomp) - comp_at[track]
+        rotation = (track < 3 * bones) & (track % 3 == 1)
+        first = comp_at[track]                                  # the track's first component
+        drop = np.where(rotation[None, :], crat[:, first] >> ck.DROP_SHIFT, 3)
+        self.range_row = range_at[track][None, :] + place + (place >= drop)
+        # a rotation whose three are raw holds its dropped one raw after the third
+        raw3 = np.zeros((segments, ncomp), dtype=bool)
+        third = np.flatnonzero(rotation & (place == 2))
+        raw3[:, third] = (self.nb[:, third] == 32) & (self.nb[:, third - 1] == 32) \
+            & (self.nb[:, third - 2] == 32)
+        width = self.nb + 32 * raw3
+        self.offset = np.cumsum(width, axis=1) - width                     # in a sample, (G, C)
+        self.raw3, self.track, self.place, self.drop = raw3, track, place, drop
+        self.rotations = np.flatnonzero(rotation & (place == 0))           # first kept of each
+        lengths = np.diff(starts)
+        self.segment_of = np.repeat(np.arange(segments), lengths)          # (S,)
+        self.sample_at = seg_at[self.segment_of] * 8 + \
+            (np.arange(starts[-1]) - starts[self.segment_of]) * bps[self.segment_of]
+        self.data_end = seg_at[:-1] * 8 + lengths * bps                   # each segment's last bit
+        self.stream = stream                    # read as a decoder reads it: in place
+
+    def _words(self) -> np.ndarray:
+        """Every byte position's little-endian 64-bit word (the section's 8 zero bytes after
+        its data are there for the last ones): made for one pass, not kept."""
+        n = self.stream.size - PAD + 1
+        words = np.zeros(n, dtype=np.uint64)
+        for m in range(PAD):
+            words |= self.stream[m:m + n].astype(np.uint64) << np.uint64(8 * m)
+        return words
+
+    @staticmethod
+    def _bits(words, pos, nb):
+        """The nb-bit fields (nb 0 to 32) at bit positions pos, as uint64."""
+        word = words[pos >> 3] >> (pos & 7).astype(np.uint64)
+        return word & ((np.uint64(1) << nb.astype(np.uint64)) - np.uint64(1))
+
+    @staticmethod
+    def _float(q, dtype=np.float32):
+        """The binary32 whose bits are q's low 32, as dtype (a signalling NaN's conversion
+        raises no warning: any NaN is a NaN here)."""
+        f = (q & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.float32)
+        with np.errstate(invalid="ignore"):
+            return f.astype(dtype)
+
+    def _positions(self):
+        """(S, C) each kept component's bit position, and (S, C) its bits."""
+        g = self.segment_of
+        return self.sample_at[:, None] + self.offset[g], self.nb[g]
+
+    def first_bad_raw(self, limit: float, tolerance: float) -> int:
+        """The bit position (from the stream's start) of the first raw value not finite or at
+        or past `limit` in size, of a raw rotation (its four held) whose length is not within
+        `tolerance` of 1, or of the first padding bit set at a segment's end; -1 when there
+        is none. First in the order a decoder meets them: a component as it is read, a raw
+        rotation's four and its length once its third is read."""
+        found = []                                          # (when met, which, position)
+        words = self._words()
+        pos, nb = self._positions()
+        raw = nb == 32
+        value = self._float(self._bits(words, pos[raw], nb[raw]), np.float64)
+        bad = ~(np.abs(value) < limit)
+        found += [(p, 0, p) for p in pos[raw][bad][:1].tolist()]
+        rot = self.rotations
+        g = self.segment_of
+        held = self.raw3[g][:, rot + 2]                                    # (S, R)
+        if held.any():
+            at = pos[:, rot][held]                                         # the first's position
+            fourth = at + 96
+            four = np.stack([self._float(self._bits(words, at + 32 * c, np.full_like(at, 32)),
+                                         np.float64) for c in range(4)])  # (4, n)
+            met = fourth
+            for c in range(4):
+                over = np.flatnonzero(~(np.abs(four[c]) <= 1.0))
+                if over.size:
+                    k = int(over[0])
+                    found.append((int(met[k]), 1 + c, int(at[k] + 32 * c)))
+            length = np.sqrt(((four[0] * four[0] + four[1] * four[1]) + four[2] * four[2])
+                             + four[3] * four[3])
+            off = np.flatnonzero(np.abs(length - 1.0) > tolerance)
+            if off.size:
+                k = int(off[0])
+                found.append((int(met[k]), 5, int(fourth[k])))
+        for g0 in range(self.starts.size - 1):
+            end, stop = int(self.data_end[g0]), int(self.seg_at[g0 + 1]) * 8
+            if end < stop:
+                set_bit = np.flatnonzero(self._bits(words, np.arange(end, stop),
+                                                    np.ones(stop - end, np.int64)))
+                if set_bit.size:
+                    found.append((end + int(set_bit[0]), 0, end + int(set_bit[0])))
+        return min(found)[2] if found else -1
+
+    def decode(self, base, consts, ranges) -> tuple[np.ndarray, np.ndarray]:
+        """Every sample's tracked bones (S, B, 10), each rotation in the previous sample's
+        hemisphere, and each sample's rotation dots with the next (S - 1, B). Bytes changed
+        after the open decode to whatever IEEE arithmetic makes of them, without warnings."""
+        with np.errstate(all="ignore"):
+            return self._decode(base, consts, ranges)
+
+    def _decode(self, base, consts, ranges) -> tuple[np.ndarray, np.ndarray]:
+        words = self._words()
+        pos, nb = self._positions()
+        g = self.segment_of
+        q = self._bits(words, pos, nb)
+        smin = self.srange[g, :, 0].astype(np.float32) / np.float32(255.0)
+        sext = self.srange[g, :, 1].astype(np.float32) / np.float32(255.0)
+        top = ((np.int64(1) << nb) - 1).astype(np.float32)
+        n = np.where(nb > 0, smin + sext * (q.astype(np.float32) / top), smin)
+        rows = self.range_row[g]
+        value = np.where(nb == 32, self._float(q), ranges[rows, 0] + ranges[rows, 1] * n)
+        samples = pos.shape[0]
+        out = np.empty((samples, self.bones, 10), dtype=np.float32)
+        for p, (col, width) in enumerate(((0, 3), (3, 4), (7, 3))):
+            t = 3 * np.arange(self.bones) + p
+            for kind in (ck.KIND_DEFAULT, ck.KIND_CONSTANT):
+                bones = np.flatnonzero(self.kinds[t] == kind)
+                if kind == ck.KIND_DEFAULT:
+                    out[:, bones, col:col + width] = base[bones, col:col + width]
+                else:
+                    at = self.slots[t[bones]][:, None] + np.arange(width)
+                    out[:, bones, col:col + width] = consts[at]
+        comps = np.flatnonzero(self.track < 3 * self.bones)
+        for p in (0, 2):
+            first = comps[(self.track[comps] % 3 == p) & (self.place[comps] == 0)]
+            bones = self.track[first] // 3
+            col = 0 if p == 0 else 7
+            for c in range(3):
+                out[:, bones, col + c] = value[:, first + c]
+        rot = self.rotations
+        if rot.size:
+            bones = self.track[rot] // 3
+            v0, v1, v2 = value[:, rot], value[:, rot + 1], value[:, rot + 2]
+            held = self.raw3[g][:, rot + 2]
+            s = v0 * v0 + v1 * v1 + v2 * v2
+            long = (s >= np.float32(1.0)) & ~held
+            r = np.sqrt(np.where(long, s, np.float32(1.0)))
+            d = np.where(long, np.float32(0.0), np.sqrt(np.float32(1.0) - s))
+            v0, v1, v2 = (np.where(long, v / r, v) for v in (v0, v1, v2))
+            at = np.where(held, pos[:, rot + 2] + 32, 0)           # only a held one's is there
+            fourth = self._float(self._bits(words, at, np.full_like(at, 32)))
+            d = np.where(held, fourth, d)
+            drop = self.drop[g][:, rot]
+            kept = (v0, v1, v2)
+            for j in range(4):
+                slot = np.where(drop == j, d, 0)
+                for i, v in enumerate(kept):
+                    # component j holds kept i where i == j below the drop, i == j - 1 above it
+                    slot = np.where((drop != j) & (np.where(j < drop, j, j - 1) == i), v, slot)
+                out[:, bones, 3 + j] = slot
+        return out, _hemispheres(out)
+
+
+def _hemispheres(out: np.ndarray) -> np.ndarray:
+    """Turns each sample's rotations (out[k, :, 3:7]) into the previous sample's hemisphere,
+    in place, and returns their dot products with the previous (S - 1, B), binary32."""
+    q = out[:, :, 3:7]
+    raw = q[1:, :, 0] * q[:-1, :, 0] + q[1:, :, 1] * q[:-1, :, 1] \
+        + q[1:, :, 2] * q[:-1, :, 2] + q[1:, :, 3] * q[:-1, :, 3]
+    # sample k turns when its dot with the previous, as that one was turned, is below 0:
+    # turned = (turned before) xor (raw dot < 0), restarting (not turned) where the raw
+    # dot is 0 or NaN, whose sign no turn changes
+    neg, zero = raw < 0, ~((raw < 0) | (raw > 0))
+    count = np.cumsum(neg, axis=0)
+    restart = np.maximum.accumulate(np.where(zero, count, 0), axis=0)
+    turned = ((count - restart) & 1).astype(bool)
+    before = np.concatenate([np.zeros_like(turned[:1]), turned[:-1]])
+    dots = np.where(before, -raw, raw)
+    dots = np.where(dots < 0, -dots, dots)
+    q[1:] = np.where(turned[..., None], -q[1:], q[1:])
+    return dots
