@@ -23,7 +23,7 @@ from ..pose.pose import Pose
 from ..pose.skeleton import Skeleton
 from .retarget_build import (FORMAT_MINOR, FORMAT_VERSION, HEADER, KEEP, ONE, PELVIS, PLAN,
                              SCALE_CARRIES, TWO, RetargetTranslation)
-from .retarget_kernels import retarget_locals
+from .retarget_kernels import retarget_batch, retarget_locals
 
 KNOWN = {b"RHDR": 0, b"RSRF": 0, b"RTRF": 0, b"RPLN": 0, b"RPLV": 0}
 LENGTH_TOLERANCE = 1e-5        # a file's rotations and up axis may differ from 1 by this much
@@ -259,6 +259,16 @@ class RetargetMap:
         retarget_locals(source.parents, target.parents, self._ints, self._reals,
                         source_pose.locals, target_pose.locals, work)
         target_pose.mark_kind(False)
+
+    def retarget_samples(self, source: Skeleton, target: Skeleton, src: np.ndarray) -> np.ndarray:
+        """(S, nt, 10) binary32: RetargetPose of each of (S, ns, 10) source locals (the
+        skeletons already checked as the map's), bit for bit as one call each."""
+        out = np.empty((src.shape[0], self.target_bone_count, 10), dtype=np.float32)
+        source.check_parents()
+        target.check_parents()
+        retarget_batch(source.parents, target.parents, self._ints, self._reals,
+                       np.ascontiguousarray(src, dtype=np.float32), out, self._scratch(None))
+        return out
 
     def retarget_root_motion(self, delta) -> np.ndarray:
         """maniRetargetMap_RetargetRootMotion: the part along the up axis times the vertical

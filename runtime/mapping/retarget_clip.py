@@ -56,26 +56,24 @@ def _retargeted_samples(m: RetargetMap, src: Skeleton, tgt: Skeleton, clip: Clip
     """(S, nt, 10) the retargeted poses (in place) at the grid's times."""
     batch = PoseBatch(src, times.size)
     clip.sample_batch(src, times, batch)
+    if not clip.is_additive:
+        return m.retarget_samples(src, tgt, batch.locals)
     out = PoseBatch(tgt, times.size)
     scratch = bytearray(m.scratch_size)
-    if clip.is_additive:
-        rest, carried_rest, full, carried, difference = (Pose(src), Pose(tgt), Pose(src),
-                                                         Pose(tgt), Pose(tgt))
-        m.retarget_pose(src, rest, tgt, carried_rest, scratch)
-        for k, pose in enumerate(batch.poses):
-            full.set_rest(src)
-            add_layers(full, src, [BlendLayer(pose, 1.0)])
-            m.retarget_pose(src, full, tgt, carried, scratch)
-            try:
-                compute_pose_difference(tgt, carried, carried_rest, difference)
-            except InvalidError:            # not finite: a scale of 0 in the rest carried
-                raise InvalidError(f"sample {k}: the difference from the rest carried is not "
-                                   "finite", reason=BuildReason.Basis, item=k) from None
-            out.poses[k].set_rest(tgt)
-            add_layers(out.poses[k], tgt, [BlendLayer(difference, 1.0)])
-    else:
-        for k, pose in enumerate(batch.poses):
-            m.retarget_pose(src, pose, tgt, out.poses[k], scratch)
+    rest, carried_rest, full, carried, difference = (Pose(src), Pose(tgt), Pose(src),
+                                                     Pose(tgt), Pose(tgt))
+    m.retarget_pose(src, rest, tgt, carried_rest, scratch)
+    for k, pose in enumerate(batch.poses):
+        full.set_rest(src)
+        add_layers(full, src, [BlendLayer(pose, 1.0)])
+        m.retarget_pose(src, full, tgt, carried, scratch)
+        try:
+            compute_pose_difference(tgt, carried, carried_rest, difference)
+        except InvalidError:            # not finite: a scale of 0 in the rest carried
+            raise InvalidError(f"sample {k}: the difference from the rest carried is not "
+                               "finite", reason=BuildReason.Basis, item=k) from None
+        out.poses[k].set_rest(tgt)
+        add_layers(out.poses[k], tgt, [BlendLayer(difference, 1.0)])
     return out.locals
 
 

@@ -147,3 +147,11 @@ def _place_pelvis(s_parents, t_parents, source, pelvis_f, src, out, b):
     else:
         local = (x, y, z)
     out[b, 0], out[b, 1], out[b, 2] = local
+
+
+@kernel
+def retarget_batch(s_parents, t_parents, ints, reals, src, out, scratch):
+    """retarget_locals for each of (S, ns, 10) source locals into (S, nt, 10): the same
+    operations, so a batch's poses equal the single calls' bit for bit."""
+    for k in range(src.shape[0]):
+        retarget_locals(s_parents, t_parents, ints, reals, src[k], out[k], scratch)
