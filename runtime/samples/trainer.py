@@ -37,10 +37,10 @@ for _side, _x in (("L", 1), ("R", -1)):
     ]
 for _side, _x in (("L", 1), ("R", -1)):
     _JOINTS += [
-        (f"thigh.{_side}", "pelvis", (_x * 6, 47, 0), (0, -1, 0), -0.5 * _x),
-        (f"shin.{_side}", f"thigh.{_side}", (_x * 6, 27, 0), (0, -1, 0), 0.4),
-        (f"foot.{_side}", f"shin.{_side}", (_x * 6, 6, 0), (0, -0.5, 1), -0.8),
-        (f"toe.{_side}", f"foot.{_side}", (_x * 6, 1.5, 9), (0, 0, 1), 0.25),
+        (f"thigh.{_side}", "pelvis", (_x * 3.5, 47, 0), (0, -1, 0), -0.5 * _x),
+        (f"shin.{_side}", f"thigh.{_side}", (_x * 3.5, 27, 0), (0, -1, 0), 0.4),
+        (f"foot.{_side}", f"shin.{_side}", (_x * 3.5, 6, 0), (0, -0.5, 1), -0.8),
+        (f"toe.{_side}", f"foot.{_side}", (_x * 3.5, 1.5, 9), (0, 0, 1), 0.25),
     ]
 
 # the mocap's bones (BVH joint names) each trainer bone follows
@@ -158,10 +158,16 @@ def mocap_retarget_source(mocap: Skeleton, reference, trainer: Skeleton) -> Reta
     """The map from the mocap skeleton (its reference from mocap_reference) onto the
     trainer: the limbs, neck and head paired, the mocap's two spine bones onto the trainer's
     three by an interpolated chain, the hips onto the pelvis by the pelvis rule; the hat
-    unmapped."""
+    unmapped. The pelvis's horizontal factor makes its horizontal scale the legs' ratio (the
+    hip joints' heights) rather than the pelvis's: strides scale with the legs, so planted
+    feet stay where they are."""
     s, t = mocap.find_bone, trainer.find_bone
+    _, xs = _model(mocap, np.asarray(reference, dtype=np.float64))
+    _, xt = _model(trainer, np.asarray(trainer.rests, dtype=np.float64))
+    pelvis_ratio = xt[t("pelvis"), 1] / xs[s("Hips"), 1]
+    legs_ratio = xt[t("thigh.L"), 1] / xs[s("UpperLeg_L"), 1]
     pairs = [RetargetPair(s(a), t(b)) for a, b in MOCAP_PAIRS]
     chains = [RetargetChain(s("Spine"), s("Chest"), t("spine_lower"), t("spine_upper"),
                             RetargetChainMode.interpolated)]
     return RetargetMapSource(mocap, trainer, reference, None, pairs, chains,
-                             RetargetPelvis(s("Hips"), t("pelvis")))
+                             RetargetPelvis(s("Hips"), t("pelvis"), horizontal=legs_ratio / pelvis_ratio))
