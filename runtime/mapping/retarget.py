@@ -239,12 +239,14 @@ class RetargetMap:
         """maniRetargetMap_RetargetPose: every local of target_pose written, its model stale.
         `scratch` (scratch_size bytes, aligned to 8) is the caller's working memory; None
         takes a fresh block."""
-        if not self.is_open:
+        if not self.target_bone_count:
             raise InvalidError("not an opened retarget map")
-        for sk, ident, n, what in ((source, self.source_identity, self.source_bone_count, "source"),
-                                   (target, self.target_identity, self.target_bone_count, "target")):
-            if not isinstance(sk, Skeleton) or sk.identity != ident or sk.bone_count != n:
-                raise InvalidError(f"a {what} skeleton that is not the map's")
+        if not (isinstance(source, Skeleton) and source.identity == self.source_identity
+                and source.bone_count == self.source_bone_count):
+            raise InvalidError("a source skeleton that is not the map's")
+        if not (isinstance(target, Skeleton) and target.identity == self.target_identity
+                and target.bone_count == self.target_bone_count):
+            raise InvalidError("a target skeleton that is not the map's")
         if not isinstance(source_pose, Pose) or not source_pose.of(source):
             raise InvalidError("a source pose of another skeleton")
         if not isinstance(target_pose, Pose) or not target_pose.of(target):
