@@ -48,7 +48,7 @@ def retargeting():
     m = RetargetMap(build_retarget_map(rt.Builder(), mocap_retarget_source(mocap, reference, trainer)))
     clip.sample(mocap, 2.0, pose)
     scratch = bytearray(m.scratch_size)
-    emit(f"retarget_pose_{mocap.bone_count - 1}_to_{trainer.bone_count}_us",
+    emit("retarget_pose_21_to_24_us",            # the BVH's 21 joints below its still root
          median_us(lambda: m.retarget_pose(mocap, pose, trainer, out, scratch), number=500),
          "us", "lower", 15)
     source = RetargetClipSource(m, mocap, trainer, clip)

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
+from runtime import capi
 from runtime.importers.bvh import load_bvh
 from runtime.mapping import RetargetMap, build_retarget_map
 from runtime.samples.trainer import mocap_reference, mocap_retarget_source, trainer_skeleton_source
@@ -98,3 +99,17 @@ def test_the_trainer_stands_on_its_feet_where_the_mocap_does(setup):
     rest = rt.Pose(trainer)
     ankle = rest.model[trainer.find_bone("foot.L"), 1, 3]
     assert abs(np.median(tgt[..., 1][planted]) - ankle) < 1.0
+
+
+def test_the_trainers_map_through_its_json_form_builds_the_same_file(setup):
+    """The trainer's map written as text and built from it is the file built from the
+    source (its pelvis's horizontal factor no short decimal)."""
+    mocap, trainer, m = setup
+    first = rt.Pose(mocap)
+    reference = mocap_reference(mocap, first.locals, trainer, 11.5)
+    source = mocap_retarget_source(mocap, reference, trainer)
+    b = rt.Builder()
+    capi.maniWriteRetargetMapJson(b, source)
+    text = b.copy_built()
+    capi.maniBuildRetargetMapJson(b, text, mocap, trainer)
+    assert b.copy_built() == build_retarget_map(rt.Builder(), source)

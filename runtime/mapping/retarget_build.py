@@ -351,11 +351,13 @@ def _pelvis(p, src: Skeleton, tgt: Skeleton, mapped: np.ndarray) -> tuple:
     a, b = _bone(p.source, src.bone_count), _bone(p.target, tgt.bone_count)
     if a < 0 or b < 0 or mapped[b]:
         raise refuse("a bone out of range, or the target mapped before")
-    try:
-        up = args.floats(p.up, (3,), "up", dtype=np.float64)
-        absolute = args.floats(p.absolute, (3,), "absolute", dtype=np.float64, allow_nonfinite=True)
-        to_source = args.floats(p.to_source, (3,), "to source", dtype=np.float64, allow_nonfinite=True)
-        factors = [args.real(p.horizontal, "horizontal"), args.real(p.vertical, "vertical")]
+    try:       # binary32, as the file and the JSON form keep them, so both build the same file
+        up = args.floats(p.up, (3,), "up").astype(np.float64)
+        absolute, to_source = (args.floats(v, (3,), what, allow_nonfinite=True).astype(np.float64)
+                               for v, what in ((p.absolute, "absolute"), (p.to_source, "to source")))
+        with np.errstate(over="ignore"):     # past binary32: infinite, refused below
+            factors = [float(np.float32(args.real(p.horizontal, "horizontal"))),
+                       float(np.float32(args.real(p.vertical, "vertical")))]
     except InvalidError as exc:
         raise refuse(str(exc)) from None
     length = float(np.sqrt(up @ up))
@@ -364,6 +366,7 @@ def _pelvis(p, src: Skeleton, tgt: Skeleton, mapped: np.ndarray) -> tuple:
     if not all(math.isfinite(f) and 0 <= f <= args.F32_MAX for f in factors):
         raise refuse("a factor negative or not finite")
     weight = _unit(p.weight)
+    weight = None if weight is None else float(np.float32(weight))
     if weight is None or not ((absolute >= 0) & (absolute <= 1) & (to_source >= 0) & (to_source <= 1)).all():
         raise refuse("a blend or weight outside [0, 1]")
     return (a, b, up / length, factors[0], factors[1], absolute, to_source, weight)

@@ -109,9 +109,6 @@ def _root_motion(m: RetargetMap, src: Skeleton, tgt: Skeleton, clip: Clip):
     if follower < 0:
         raise InvalidError("no target bone follows the root motion bone alone",
                            reason=BuildReason.RootMotion, item=NO_BONE)
-    if follower >= tgt.bone_count:
-        raise InvalidError("the root motion's target bone past the target's bones",
-                           reason=BuildReason.RootMotion, item=follower)
     s_turn, t_turn = _turns(m, src, tgt, bone, follower)
     moves = carried_moves(m, s_turn, t_turn, clip.moves)
     turn = np.abs(qmatrix(quat_mul(quat_conj(t_turn[None]), s_turn[None])[0]))
