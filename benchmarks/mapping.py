@@ -47,9 +47,8 @@ def retargeting():
     reference = mocap_reference(mocap, pose.locals, trainer, 11.7)
     m = RetargetMap(build_retarget_map(rt.Builder(), mocap_retarget_source(mocap, reference, trainer)))
     clip.sample(mocap, 2.0, pose)
-    scratch = bytearray(m.scratch_size)
     emit("retarget_pose_21_to_24_us",            # the BVH's 21 joints below its still root
-         median_us(lambda: m.retarget_pose(mocap, pose, trainer, out, scratch), number=500),
+         median_us(lambda: m.retarget_pose(mocap, pose, trainer, out), number=500),
          "us", "lower", 15)
     source = RetargetClipSource(m, mocap, trainer, clip)
     build_retargeted_clip(rt.Builder(), source)

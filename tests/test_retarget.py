@@ -269,3 +269,27 @@ def test_a_retargeted_clip_carries_root_motion_scaled():
     # roots: the parents' frames are the model's, so the move's translation is scaled as root motion
     want = capi.maniRetargetMap_RetargetRootMotion(m, move[0:3])
     assert np.abs(moved[0:3] - want).max() < 1e-4 * max(1, np.abs(want).max())
+
+
+def test_without_scratch_each_thread_uses_its_own(pair):
+    """scratch=None gives the same bits as the caller's scratch, from several threads at once."""
+    from concurrent.futures import ThreadPoolExecutor
+    src, tgt, sref, tref = pair
+    m = build(RetargetMapSource(src, tgt, sref, tref, match_names=True, pelvis=RetargetPelvis(0, 0)))
+    rng = np.random.default_rng(12)
+    poses = [pose_of(src, random_locals(src, rng, 1.0, 0.2)) for _ in range(8)]
+    want = []
+    for p in poses:
+        out = rt.Pose(tgt)
+        m.retarget_pose(src, p, tgt, out, bytearray(m.scratch_size))
+        want.append(out.locals.copy())
+
+    def run(k):
+        out = rt.Pose(tgt)
+        for _ in range(50):
+            m.retarget_pose(src, poses[k], tgt, out)
+        return out.locals.copy()
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(run, range(8)))
+    for g, w in zip(got, want):
+        assert np.array_equal(g.view(np.uint32), w.view(np.uint32))

@@ -35,7 +35,7 @@ def maniRetargetMap_GetScratchSize(map) -> int:
 
 def maniRetargetMap_RetargetPose(map, source, sourcePose, target, targetPoseOut, scratch=None) -> None:
     """`scratch` (maniRetargetMap_GetScratchSize bytes, aligned to 8) is optional: None
-    takes a fresh block."""
+    uses the calling thread's own."""
     if not _opened(map):
         raise InvalidError("no retarget map")
     map.retarget_pose(source, sourcePose, target, targetPoseOut, scratch)

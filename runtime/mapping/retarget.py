@@ -13,6 +13,8 @@ The pelvis's position follows the pelvis rule (retarget_kernels.py).
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from ..core import args, container
@@ -220,7 +222,7 @@ class RetargetMap:
     def _scratch(self, scratch) -> np.ndarray:
         n = self.source_bone_count + self.target_bone_count
         if scratch is None:
-            return np.empty((n, 4))
+            return _thread_scratch(n)
         try:
             buf = np.frombuffer(scratch, dtype=np.uint8)
         except (TypeError, ValueError) as exc:
@@ -238,7 +240,7 @@ class RetargetMap:
                       target_pose: Pose, scratch=None) -> None:
         """maniRetargetMap_RetargetPose: every local of target_pose written, its model stale.
         `scratch` (scratch_size bytes, aligned to 8) is the caller's working memory; None
-        takes a fresh block."""
+        uses this thread's own, kept from call to call."""
         if not self.target_bone_count:
             raise InvalidError("not an opened retarget map")
         if not (isinstance(source, Skeleton) and source.identity == self.source_identity
@@ -269,7 +271,7 @@ class RetargetMap:
         source.check_parents()
         target.check_parents()
         retarget_batch(source.parents, target.parents, self._ints, self._reals,
-                       np.ascontiguousarray(src, dtype=np.float32), out, self._scratch(None))
+                       np.ascontiguousarray(src, dtype=np.float32), out, np.empty((len(self._reals) - 1, 4)))
         return out
 
     def retarget_root_motion(self, delta) -> np.ndarray:
@@ -279,6 +281,21 @@ class RetargetMap:
         if not self.has_pelvis:
             return d.astype(np.float32)
         return scale_move(self._pelvis_f, d[None])[0].astype(np.float32)
+
+
+_local = threading.local()
+
+
+def _thread_scratch(n: int) -> np.ndarray:
+    """This thread's (n, 4) binary64 scratch, the same memory from call to call while n fits."""
+    work = getattr(_local, "work", None)
+    if work is None or work.shape[0] < n:
+        work = _local.work = np.empty((max(n, 64), 4))
+        _local.views = {}
+    view = _local.views.get(n)
+    if view is None:
+        view = _local.views[n] = work[:n]
+    return view
 
 
 def scale_move(pelvis_f: np.ndarray, d: np.ndarray) -> np.ndarray:
