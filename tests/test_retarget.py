@@ -293,3 +293,27 @@ def test_without_scratch_each_thread_uses_its_own(pair):
         got = list(pool.map(run, range(8)))
     for g, w in zip(got, want):
         assert np.array_equal(g.view(np.uint32), w.view(np.uint32))
+
+
+def test_an_additive_clip_carries_its_differences_through_the_source_rest(pair):
+    """At each sample: the retargeted clip's difference added to the source's rest carried is
+    the source's difference added to its rest, carried."""
+    from runtime.clip.clip import AdditiveBasis
+    src, tgt, sref, tref = pair
+    m = build(RetargetMapSource(src, tgt, sref, tref, match_names=True))
+    clip = _clip_of(src, np.random.default_rng(13), additive=AdditiveBasis.rest)
+    out = rt.Clip.open(build_retargeted_clip(rt.Builder(), RetargetClipSource(m, src, tgt, clip)))
+    assert out.is_additive and out.additive_basis == AdditiveBasis.rest
+    rest, carried_rest = rt.Pose(src), rt.Pose(tgt)
+    m.retarget_pose(src, rest, tgt, carried_rest)
+    diff_s, diff_t, full, want, got = rt.Pose(src), rt.Pose(tgt), rt.Pose(src), rt.Pose(tgt), rt.Pose(tgt)
+    for k in (0, 7, 30):
+        t = min(k / clip.sample_rate, clip.duration)
+        clip.sample(src, t, diff_s)
+        full.set_rest(src)
+        rt.add_layers(full, src, [rt.BlendLayer(diff_s, 1.0)])
+        m.retarget_pose(src, full, tgt, want)
+        out.sample(tgt, t, diff_t)
+        got.copy_from(carried_rest)
+        rt.add_layers(got, tgt, [rt.BlendLayer(diff_t, 1.0)])
+        assert np.abs(got.locals - want.locals).max() < 2e-5, k
