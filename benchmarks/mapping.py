@@ -1,10 +1,21 @@
-"""Mapping figures: mirroring an 80-bone pose through a mirror map."""
+"""Mapping figures: mirroring an 80-bone pose through a mirror map; retargeting the Bandai
+Namco mocap skeleton onto the trainer, a pose and a clip baked (read from ../shared, those
+two figures left out when it is not there)."""
+import sys
+import time
+from pathlib import Path
+
 import numpy as np
 from _figures import emit, median_us
 
 import runtime as rt
 from runtime.mapping import MirrorMap, MirrorMapSource, MirrorRule, RulePlace, build_mirror_map
+from runtime.importers.bvh import load_bvh
+from runtime.mapping import RetargetClipSource, RetargetMap, build_retarget_map, build_retargeted_clip
 from runtime.samples.humanoid import humanoid_source
+from runtime.samples.trainer import mocap_reference, mocap_retarget_source, trainer_skeleton_source
+
+MOCAP = Path(__file__).resolve().parents[1].parent / "shared" / "testdata" / "mocap" / "bandai-namco-2"
 
 
 def main():
@@ -19,6 +30,35 @@ def main():
                                     rng.uniform(0.8, 1.2, (n, 3))]))
     emit("mirror_pose_80_us", median_us(lambda: mirror.mirror_pose(skeleton, pose, out), number=500),
          "us", "lower", 8)
+    retargeting()
+
+
+def retargeting():
+    walk = MOCAP / "walk_normal_001.bvh"
+    if not walk.exists():
+        print(f"no mocap at {MOCAP}: the retargeting figures are left out", file=sys.stderr)
+        return
+    imp = load_bvh(walk)
+    mocap = imp.clip_source.skeleton
+    clip = rt.Clip.open(rt.build_clip(rt.Builder(), imp.clip_source))
+    trainer = rt.Skeleton.open(rt.build_skeleton(rt.Builder(), trainer_skeleton_source()))
+    pose, out = rt.Pose(mocap), rt.Pose(trainer)
+    clip.sample(mocap, 0.0, pose)
+    reference = mocap_reference(mocap, pose.locals, trainer, 11.7)
+    m = RetargetMap(build_retarget_map(rt.Builder(), mocap_retarget_source(mocap, reference, trainer)))
+    clip.sample(mocap, 2.0, pose)
+    emit("retarget_pose_21_to_24_us",            # the BVH's 21 joints below its still root
+         median_us(lambda: m.retarget_pose(mocap, pose, trainer, out), number=500),
+         "us", "lower", 15)
+    source = RetargetClipSource(m, mocap, trainer, clip)
+    build_retargeted_clip(rt.Builder(), source)
+    runs = []
+    for _ in range(7):
+        start = time.perf_counter()
+        build_retargeted_clip(rt.Builder(), source)
+        runs.append(time.perf_counter() - start)
+    emit("retargeted_clip_build_per_second_of_motion_ms", float(np.median(runs)) / clip.duration * 1e3,
+         "ms", "lower", 20)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,10 @@ from .graph import (Graph, GraphAssets, GraphBinding, GraphInstance, GraphNamedA
 from .graph import source as graph_source
 from .mapping import (MirrorAxis, MirrorClipSource, MirrorMap, MirrorMapSource, MirrorRule,
                       RulePlace, build_mirror_map, build_mirrored_clip)
+from .mapping import (RetargetChain, RetargetChainMode, RetargetClipSource, RetargetMap,
+                      RetargetMapSource, RetargetPair, RetargetPelvis, RetargetTranslation,
+                      build_retarget_map, build_retarget_map_json, build_retargeted_clip,
+                      write_retarget_map_json)
 from .ik import (AimSolve, ChainSolve, ConeLimit, HingeLimit, LimitKind, TwistLimit, TwoBoneSolve,
                  solve_aim, solve_ccd, solve_fabrik, solve_two_bone, solve_two_bone_batch)
 from .ik.body import (BodyBone, BodyEffector, BodyLimit, BodyLimitKind, BodySolve, BodyTopMode,
@@ -77,3 +81,7 @@ __all__ = [
     "SpringSetSource", "SpringSource", "SpringState", "build_spring_set",
 ]
 __all__ += ["CompressOptions", "CompressReport", "compress_clip", "default_compress_options"]
+__all__ += ["RetargetChain", "RetargetChainMode", "RetargetClipSource", "RetargetMap",
+            "RetargetMapSource", "RetargetPair", "RetargetPelvis", "RetargetTranslation",
+            "build_retarget_map", "build_retarget_map_json", "build_retargeted_clip",
+            "write_retarget_map_json"]

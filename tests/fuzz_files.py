@@ -188,6 +188,18 @@ def use_mirror(w: World, mirror):
             lambda: capi.maniMirrorMap_MirrorRootMotion(mirror, [1, 2, 3, 0, 0, 0, 1])])
 
 
+def use_retarget(w: World, retarget_map):
+    def clip():
+        b = rt.Builder()
+        capi.maniBuildRetargetedClip(b, rt.RetargetClipSource(retarget_map, w.skeleton,
+                                                              w.retarget_target, w.clip))
+        rt.Clip.open(capi.maniBuilder_CopyBuilt(b))
+    _all([lambda: capi.maniRetargetMap_RetargetPose(retarget_map, w.skeleton, w.pose(),
+                                                    w.retarget_target, w.target_pose()),
+          lambda: capi.maniRetargetMap_RetargetRootMotion(retarget_map, [1.0, -2.0, 3.0]),
+          lambda: capi.maniRetargetMap_GetScratchSize(retarget_map), clip])
+
+
 def use_spring_set(w: World, spring_set):
     def run():
         state = capi.maniInitSpringState(spring_set, w.skeleton)
@@ -229,6 +241,8 @@ KINDS = {
     "state": (lambda w: w.saved, lambda data: data, use_state),
     "mirror": (lambda w: _bytes(w, capi.maniBuildMirrorMap, w.mirror_source),
                capi.maniOpenMirrorMap, use_mirror),
+    "retarget": (lambda w: _bytes(w, capi.maniBuildRetargetMap, w.retarget_source),
+                 capi.maniOpenRetargetMap, use_retarget),
     "spring": (lambda w: _bytes(w, capi.maniBuildSpringSet, w.spring_source),
                capi.maniOpenSpringSet, use_spring_set),
     "spring_state": (lambda w: w.spring_saved, lambda data: data, use_spring_state),

@@ -17,6 +17,8 @@ from runtime.deform.skinning import SkinJob, SkinStream, StreamKind
 from runtime.graph.binding import GraphAssets
 from runtime.graph.json.read import GraphNamedAssets
 from runtime.mapping import MirrorClipSource, MirrorMap, MirrorMapSource, MirrorRule, RulePlace
+from runtime.mapping import (RetargetChain, RetargetClipSource, RetargetMap, RetargetMapSource,
+                             RetargetPair, RetargetPelvis, RetargetTranslation)
 from runtime.ik.body import BodyBone, BodyEffector, BodyLimit, BodyLimitKind, BodySolve
 from runtime.graph.source import ClipNode, ClipSlotSource, GraphSource, ParameterSource, ParameterType
 from runtime.ik import AimSolve, ChainSolve, ConeLimit, HingeLimit, TwistLimit, TwoBoneSolve
@@ -236,6 +238,36 @@ class World:
         return bytes(capi.maniGraphInstance_Save(self.instance()))
 
     @cached_property
+    def retarget_target(self):
+        """Another humanoid (more bones, other rests) to retarget the 12-bone one onto."""
+        return rt.Skeleton.open(rt.build_skeleton(rt.Builder(), humanoid_source(16, seed=3)))
+
+    def target_pose(self):
+        return rt.Pose(self.retarget_target)
+
+    @cached_property
+    def retarget_source(self):
+        """The spine as a chain, an arm paired with a scaled translation and a carried
+        scale, the hips by the pelvis rule, the rest by name."""
+        sk, tg = self.skeleton, self.retarget_target
+        return RetargetMapSource(sk, tg, pairs=[RetargetPair(7, 7, 0.5, RetargetTranslation.scaled, True)],
+                                 chains=[RetargetChain(1, 3, 1, 3)],
+                                 pelvis=RetargetPelvis(0, 0, absolute=(0, 0.5, 0)), match_names=True)
+
+    @cached_property
+    def retarget_map(self):
+        return RetargetMap(_built(capi.maniBuildRetargetMap, self.retarget_source))
+
+    @cached_property
+    def retarget_text(self):
+        b = rt.Builder()
+        capi.maniWriteRetargetMapJson(b, self.retarget_source)
+        return bytes(capi.maniBuilder_CopyBuilt(b))
+
+    def retarget_scratch(self):
+        return bytearray(capi.maniRetargetMap_GetScratchSize(self.retarget_map))
+
+    @cached_property
     def spring_source(self):
         """An arm swinging from the chest (center: spine2) with a cone limit, the neck with a
         hinge; a sphere, a capsule, an inside sphere and a plane."""
@@ -371,6 +403,21 @@ def valid_calls(w: World) -> dict:
         "maniMirrorMap_MirrorRootMotion": lambda: (w.mirror_map, move),
         "maniOpenMirrorMap": lambda: (_built(capi.maniBuildMirrorMap, w.mirror_source),),
         "maniWriteMirrorMapJson": lambda: (rt.Builder(), w.mirror_source),
+        "maniBuildRetargetMap": lambda: (rt.Builder(), w.retarget_source),
+        "maniWriteRetargetMapJson": lambda: (rt.Builder(), w.retarget_source),
+        "maniBuildRetargetMapJson": lambda: (rt.Builder(), w.retarget_text, w.skeleton,
+                                             w.retarget_target),
+        "maniBuildRetargetedClip": lambda: (rt.Builder(), RetargetClipSource(
+            w.retarget_map, w.skeleton, w.retarget_target, w.clip)),
+        "maniOpenRetargetMap": lambda: (_built(capi.maniBuildRetargetMap, w.retarget_source),),
+        "maniRetargetMap_GetIdentity": lambda: (w.retarget_map,),
+        "maniRetargetMap_GetSourceIdentity": lambda: (w.retarget_map,),
+        "maniRetargetMap_GetTargetIdentity": lambda: (w.retarget_map,),
+        "maniRetargetMap_GetScratchSize": lambda: (w.retarget_map,),
+        "maniRetargetMap_RetargetPose": lambda: (w.retarget_map, w.skeleton, w.pose(),
+                                                 w.retarget_target, w.target_pose(),
+                                                 w.retarget_scratch()),
+        "maniRetargetMap_RetargetRootMotion": lambda: (w.retarget_map, [1.0, 2.0, 3.0]),
         "maniGraphSubset_GetBones": lambda: (w.plan,),
         "maniInitClipCursor": lambda: (None, capi.maniClip_GetCursorSize(w.clip)),
         "maniBuildSpringSet": lambda: (rt.Builder(), w.spring_source),

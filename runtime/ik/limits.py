@@ -9,7 +9,7 @@ chest, neck, head and eyes with room to spare. AIM_MAX_CONE is the widest cone t
 half-angle of pi lets the forward turn anywhere."""
 import math
 
-MAX_IK_CHAIN_BONES = 32         # MANI_MAX_IK_CHAIN_BONES
+from ..core.limits import MAX_IK_CHAIN_BONES  # noqa: F401 - retarget chains share it
 MAX_IK_ITERATIONS = 256         # MANI_MAX_IK_ITERATIONS
 MAX_AIM_BONES = 8               # MANI_MAX_AIM_BONES
 AIM_MAX_CONE = math.pi          # MANI_AIM_MAX_CONE, radians
