@@ -311,13 +311,13 @@ class Ragdoll:
         return _finish(target, copy, self.body_count)
 
     def joint_targets(self, bodies, out=None) -> np.ndarray:
-        """maniRagdoll_ComputeJointTargets: (bodies, 7), the root's the identity and 0.
-        CapacityError (with .count) for fewer body states than bodies, or an out shorter."""
+        """maniRagdoll_ComputeJointTargets: (bodies, 7), the root's the identity and 0, into
+        out's first rows when given (CapacityError with .count when it has fewer rows than
+        bodies, nothing written). Fewer body states than bodies are refused."""
         _opened(self)
         states = _states(bodies)
         if states.shape[0] < self.body_count:
-            raise CapacityError(f"{states.shape[0]} body states for {self.body_count} bodies",
-                                count=self.body_count)
+            raise InvalidError(f"{states.shape[0]} body states for {self.body_count} bodies")
         target, copy = _output(out, self.body_count, TARGET_VALUES, "joints")
         kernels.joint_targets(self.body_parents, self.values, states, target)
         return _finish(target, copy, self.body_count)
