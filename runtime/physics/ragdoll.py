@@ -46,6 +46,7 @@ from .ragdoll_build import (BODY_VALUES, FORMAT_MINOR, FORMAT_VERSION, HEAD, KNO
 FILE_TOLERANCE = 1e-5           # a stored unit quaternion or axis may be off 1 by this
 TOLERANCE = 1e-3                # a caller's normal and axes: unit and perpendicular within this
 SHORT_HEADING = 1e-3            # a get-up heading shorter than this is degenerate
+ACROSS = 1e-3                   # a facing this little below the plane still lies across it
 STATE_VALUES = 13
 TARGET_VALUES = 7
 F32_PI = float(np.float32(math.pi))
@@ -389,13 +390,14 @@ class Ragdoll:
 def getup_heading(head: np.ndarray, facing: np.ndarray, normal: np.ndarray):
     """(unit heading on the plane, face up) of a root body whose up axis (toward the head)
     and facing axis (out of the chest) are `head` and `facing` in the world, on a plane of
-    unit `normal`. Face up when facing points along the normal or across it. The heading is
+    unit `normal`. Face up when facing points along the normal or across it (within ACROSS,
+    so a body on its side reads face up whatever the rounding). The heading is
     the head's way on the plane (reversed face up) plus the facing's way on the plane weighed
     by the head's component along the normal; shorter than SHORT_HEADING, the head's way
     alone. (With unit perpendicular axes the sum is at least 1 long: |h|^2 = 1 + a^2 |b|
     (2 - |b|), a and b the head's and facing's components along the normal; only axes off
     those rules reach the fallback.)"""
-    face_up = bool(facing @ normal >= 0)
+    face_up = bool(facing @ normal >= -ACROSS)
     a = float(head @ normal)
     head_on = head - normal * a
     facing_on = facing - normal * float(facing @ normal)
