@@ -60,7 +60,9 @@ def _rows(out, capacity, width: int):
         if capacity:
             raise InvalidError("no array with a positive capacity")
         return None if capacity is None else np.empty((0, width), np.float32)
-    out = args.output(out, "f", (-1, width), "array")
+    if not (isinstance(out, np.ndarray) and out.dtype == np.float32 and out.ndim == 2
+            and out.shape[1] == width and out.flags.writeable):
+        out = args.output(out, "f", (-1, width), "array")
     if capacity is not None:
         if capacity > out.shape[0]:
             raise InvalidError(f"capacity {capacity} past the array's {out.shape[0]} rows")

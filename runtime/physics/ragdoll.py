@@ -33,7 +33,7 @@ import numpy as np
 
 from ..core import args, container, names
 from ..core.container import Container, FileKind
-from ..core.errors import CapacityError, FormatError, InvalidError
+from ..core.errors import BuildReason, CapacityError, FormatError, InvalidError
 from ..core.jit import array
 from ..core.limits import MAX_BONES, NO_BONE
 from ..core.transform import quat_rotate, quats_from_matrices
@@ -103,12 +103,18 @@ class RagdollGetUp:
 def placement_frame(value, what: str = "placement") -> np.ndarray:
     """A placement transform (10 numbers finite in binary32) as binary64 with its rotation
     normalized; its scale is left out by every ragdoll call. A rotation of length 0 is
-    refused, as it is no turn at all."""
-    p = args.floats(value, (10,), what, dtype=np.float64, within=np.float32)
-    length = math.sqrt(float(p[3:7] @ p[3:7]))
-    if not length > 0:
+    refused, as it is no turn at all. (A binary32 or binary64 array of ten is checked by one
+    kernel, without numpy's per-call costs; anything else by args.floats first.)"""
+    if (isinstance(value, np.ndarray) and value.shape == (10,)
+            and value.dtype in (np.float32, np.float64)):
+        p = value.astype(np.float64)
+    else:
+        p = args.floats(value, (10,), what, dtype=np.float64, within=np.float32)
+    verdict = kernels.placement_checked(p, args.F32_MAX)
+    if verdict == 1:
+        raise InvalidError(f"{what} has values not finite in binary32", reason=BuildReason.NotFinite)
+    if verdict == 2:
         raise InvalidError(f"{what}: a rotation of length 0")
-    p[3:7] /= length
     return p
 
 
@@ -124,7 +130,9 @@ def _output(out, rows: int, width: int, what: str):
     """(the array written, out to copy it into or None)."""
     if out is None:
         return np.empty((rows, width), np.float32), None
-    out = args.output(out, "f", (-1, width), what)
+    if not (isinstance(out, np.ndarray) and out.dtype == np.float32 and out.ndim == 2
+            and out.shape[1] == width and out.flags.writeable):
+        out = args.output(out, "f", (-1, width), what)
     if out.shape[0] < rows:
         raise CapacityError(f"{what} holds {out.shape[0]} rows for {rows} bodies", count=rows)
     if out.dtype == np.float32 and out.flags.c_contiguous:
@@ -192,7 +200,13 @@ class Ragdoll:
         self.body_of_bone = array(body_of_bone, np.int32)
         self.facing = np.array(axes[0:3], dtype=np.float64)
         self.up = np.array(axes[3:6], dtype=np.float64)
-        self.reach = int(self.body_bones[-1]) + 1
+        needed = np.zeros(bones, dtype=np.uint8)       # the bodies' bones and their ancestors
+        for b in self.body_bones.tolist():
+            while b != NO_BONE and not needed[b]:
+                needed[b] = 1
+                b = int(self.parents[b])
+        self.is_needed = array(needed, np.uint8)
+        self.needed = array(np.flatnonzero(needed).astype(np.uint32), np.uint32)
         self.body_count, self.bone_count = nb, bones
         self.skeleton_identity = skeleton_id
         self.identity = c.identity
@@ -306,7 +320,7 @@ class Ragdoll:
                 raise InvalidError("seconds must be above 0 with a previous pose")
             has = True
         target, copy = _output(out, self.body_count, STATE_VALUES, "bodies")
-        kernels.bodies_from_pose(self.parents, self.body_bones, self.values, self.reach,
+        kernels.bodies_from_pose(self.parents, self.body_bones, self.values, self.needed,
                                  pose.locals, pose.model, p, before.locals, before.model, q, has,
                                  seconds, target)
         return _finish(target, copy, self.body_count)
@@ -350,7 +364,7 @@ class Ragdoll:
         p = placement_frame(placement)
         states = self._checked_states(bodies)
         sk.check_parents()
-        kernels.pose_from_bodies(self.parents, self.body_of_bone, self.values, states, p,
+        kernels.pose_from_bodies(self.parents, self.body_of_bone, self.is_needed, self.values, states, p,
                                  reference.locals, out.locals, out.model)
         out._set_flags(1)
 

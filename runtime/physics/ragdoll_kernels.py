@@ -42,10 +42,12 @@ def _inverse(t, q):
 
 
 @kernel(inner=True)
-def _chain(parents, locals_, reach, chain):
-    """Each bone's model rotation without scale, for bones below `reach`: the product of
-    the normalized local rotations from its root down."""
-    for b in range(reach):
+def _chain(parents, locals_, needed, chain):
+    """The model rotation without scale of each `needed` bone (the bodies' bones and their
+    ancestors, in storage order): the product of the normalized local rotations from its
+    root down."""
+    for i in range(needed.shape[0]):
+        b = np.int64(needed[i])
         q = qunit((np.float64(locals_[b, 3]), np.float64(locals_[b, 4]),
                    np.float64(locals_[b, 5]), np.float64(locals_[b, 6])))
         p = np.int64(parents[b])
@@ -65,16 +67,17 @@ def _body_at(model, chain, b, values, k, pt, pq):
 
 
 @kernel
-def bodies_from_pose(parents, body_bones, values, reach, locals_, model, placement,
+def bodies_from_pose(parents, body_bones, values, needed, locals_, model, placement,
                      previous_locals, previous_model, previous_placement, has_previous,
                      seconds, out):
     """Every body's state into out (n, 13); velocities over `seconds` from the previous
     pose when there is one (the angular one the shortest turn's), else 0."""
+    reach = np.int64(needed[needed.shape[0] - 1]) + 1
     chain = np.empty((reach, 4))
     before = np.empty((reach, 4))
-    _chain(parents, locals_, reach, chain)
+    _chain(parents, locals_, needed, chain)
     if has_previous:
-        _chain(parents, previous_locals, reach, before)
+        _chain(parents, previous_locals, needed, before)
     pt = (placement[0], placement[1], placement[2])
     pq = (placement[3], placement[4], placement[5], placement[6])
     ot = (previous_placement[0], previous_placement[1], previous_placement[2])
@@ -130,6 +133,21 @@ def joint_targets(body_parents, values, bodies, out):
 
 
 @kernel
+def placement_checked(p, largest):
+    """0 with p's rotation made unit in place; 1 for a value past `largest` (binary32's) or
+    not finite, 2 for a rotation of length 0 (p then unchanged)."""
+    for i in range(10):
+        if not abs(p[i]) <= largest:
+            return 1
+    n = math.sqrt(p[3] * p[3] + p[4] * p[4] + p[5] * p[5] + p[6] * p[6])
+    if not n > 0.0:
+        return 2
+    for i in range(3, 7):
+        p[i] = p[i] / n
+    return 0
+
+
+@kernel
 def first_bad_body(bodies, count):
     """The first of the first `count` bodies whose place is not finite or whose rotation is
     not of length 1 within UNIT_TOLERANCE; -1 when none is."""
@@ -161,18 +179,23 @@ def _solve(m, b, d):
 
 
 @kernel
-def pose_from_bodies(parents, body_of_bone, values, bodies, placement, reference, out_locals,
-                     out_model):
+def pose_from_bodies(parents, body_of_bone, is_needed, values, bodies, placement, reference,
+                     out_locals, out_model):
     """A bone with a body takes its model frame from the body's (the body's frame taken off,
     the placement's too) and its local scale from the reference; a bone without keeps the
-    reference's local. The locals are worked out in binary64 over binary64 model frames,
-    then stored and composed as the pose composes them."""
+    reference's local. The locals are worked out in binary64 over binary64 model frames
+    (for the bones with a body at or below them, `is_needed`), then stored and composed as
+    the pose composes them."""
     n = parents.shape[0]
     chain = np.empty((n, 4))
     m = np.empty((n, 3, 4))
     it, iq = _inverse((placement[0], placement[1], placement[2]),
                       (placement[3], placement[4], placement[5], placement[6]))
     for b in range(n):
+        if not is_needed[b]:            # no body at or below: the reference's local alone
+            for i in range(10):
+                out_locals[b, i] = reference[b, i]
+            continue
         p = np.int64(parents[b])
         s = (np.float64(reference[b, 7]), np.float64(reference[b, 8]), np.float64(reference[b, 9]))
         k = np.int64(body_of_bone[b])
