@@ -92,7 +92,7 @@ def test_a_faint_comes_to_rest_lying_on_the_ground(rig):
     speeds = np.linalg.norm(bodies[:, 7:10], axis=1)
     turns = np.linalg.norm(bodies[:, 10:13], axis=1)
     print(f"at rest after {SECONDS} s: fastest body {speeds.max():.4f} m/s, {turns.max():.4f} rad/s")
-    assert speeds.max() < SPEED and turns.max() < TURN
+    assert speeds.max() < SPEED and turns.max() < TURN and engine.at_rest(SPEED, TURN)
     up = quat_rotate(bodies[0, 3:7].astype(np.float64), ragdoll.up)
     assert abs(up @ UP) < 0.3                               # the root's up lies near the plane
     pose = rt.Pose(sk)
@@ -122,3 +122,12 @@ def test_drives_hold_the_pose_until_the_faint(rig):
     bend = [np.abs(e.data.qpos[7:]).max() for e in (strong, weak)]
     print("joint bend, drives full and none:", bend)
     assert bend[0] < 0.5 and bend[1] > 3 * bend[0]
+
+
+def test_steps_run_at_the_fixed_rate(rig):
+    sk, ragdoll = rig
+    engine = RagdollEngine(ragdoll, sk, rate=RATE, up=UP)
+    assert engine.step(1 / 60) == 4
+    assert [engine.step(0.001) for _ in range(5)] == [0, 0, 0, 0, 1]     # 1/240 = 4.17 ms
+    assert math.isclose(engine.time, 5 / RATE)
+    assert not engine.at_rest()                                          # falling

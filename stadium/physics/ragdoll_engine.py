@@ -267,6 +267,13 @@ class RagdollEngine:
         """The engine's bodies as a pose (runtime.Ragdoll.pose_from_bodies)."""
         self.ragdoll.pose_from_bodies(self.skeleton, self.bodies(), placement, reference, out)
 
+    def at_rest(self, speed: float = 0.05, turn: float = 0.25) -> bool:
+        """Whether every body moves slower than `speed` (length a second) and turns slower
+        than `turn` (radians a second): a fall that has come to rest."""
+        bodies = self.bodies()
+        return bool((np.linalg.norm(bodies[:, 7:10], axis=1) < speed).all()
+                    and (np.linalg.norm(bodies[:, 10:13], axis=1) < turn).all())
+
     def lowest_points(self) -> np.ndarray:
         """Each body's shape's lowest point along up, from MuJoCo's bounding of its geom."""
         m, d = self.model, self.data
