@@ -241,7 +241,6 @@ class Ragdoll:
     @staticmethod
     def _check_values(c, shapes, values) -> None:
         v = values.astype(np.float64)
-        nb = v.shape[0]
         bad = ~np.isfinite(v)
         bad[:, 32] &= ~(v[:, 32] == math.inf)           # max force: inf for none
         used = np.array([SIZES_USED[RagdollShape(int(s))] for s in shapes], dtype=np.int64)
@@ -260,11 +259,8 @@ class Ragdoll:
         bad[:, 28:30] |= ~((v[:, 28:30] >= 0) & (v[:, 28:30] <= F32_PI))
         bad[:, 30:32] |= ~(v[:, 30:32] >= 0)
         bad[:, 32] |= ~(v[:, 32] > 0)
-        root = np.zeros((1, BODY_VALUES - 12), dtype=bool)
-        if nb:
-            identity = np.array([0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1] + [0.0] * 10)
-            root = v[0, 12:] != identity
-            bad[0, 12:] = root
+        root = np.array([0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1] + [0.0] * 10)
+        bad[0, 12:] = v[0, 12:] != root             # the root: no joint, no limits, no drive
         k = _first(bad)
         if k is not None:
             raise FormatError("a body value out of range", c.offset_of(b"RVAL", 4 * k))
