@@ -1,6 +1,8 @@
 """Spring figures: one step of 64 joints meeting 8 colliders, and their Apply, through the C
 names; and how far the tails of one scripted motion drift apart between host rates (24, 30,
-60, 144, 240 Hz and irregular deltas), beside VRM's per-frame update on the same motion."""
+60, 144, 240 Hz and irregular deltas), beside VRM's per-frame update on the same motion.
+Ragdoll figures: the sample 20-body humanoid's bodies from a pose (with velocities from the
+pose before) and a pose from its bodies, through the C names into caller memory."""
 import json
 import math
 
@@ -12,6 +14,8 @@ from runtime import capi
 from runtime.physics import (ColliderShape, ColliderSource, JointSource, SpringSetSource,
                              SpringSource)
 from runtime.samples import springs as scene
+from runtime.samples.humanoid import humanoid_source
+from runtime.samples.ragdoll import humanoid_ragdoll_source
 
 CHAINS, LINKS = 8, 8            # 8 chains of 8 moving joints (and an end each)
 
@@ -67,6 +71,31 @@ def main():
                                  ("spring_rate_spread_verlet_reference", verlet, None)):
         print(json.dumps({"figure": figure, "value": float(f"{scene.spread_over_length(runs):.4g}"),
                           "unit": "ratio", "better": "lower", "target": target}))
+
+    ragdoll_figures()
+
+
+def ragdoll_figures():
+    skeleton = rt.Skeleton.open(rt.build_skeleton(rt.Builder(), humanoid_source(80)))
+    b = rt.Builder()
+    capi.maniBuildRagdoll(b, humanoid_ragdoll_source(skeleton))
+    ragdoll = capi.maniOpenRagdoll(bytes(capi.maniBuilder_CopyBuilt(b)))
+    pose, previous, out = rt.Pose(skeleton), rt.Pose(skeleton), rt.Pose(skeleton)
+    pose.compute_model(skeleton)
+    previous.compute_model(skeleton)
+    placement = np.array([0.5, 0, 0.2, 0, 0.2, 0, 0.9797959, 1, 1, 1], dtype=np.float32)
+    before = np.array([0.48, 0, 0.2, 0, 0.19, 0, 0.98177, 1, 1, 1], dtype=np.float32)
+    bodies = np.zeros((20, 13), np.float32)
+
+    def from_pose():
+        capi.maniRagdoll_ComputeBodiesFromPose(ragdoll, pose, placement, previous, before, 1 / 60,
+                                               bodies, 20)
+    emit("ragdoll_bodies_from_pose_20_bodies_us", median_us(from_pose, number=500), "us", "lower",
+         25)
+    emit("ragdoll_pose_from_bodies_20_bodies_us",
+         median_us(lambda: capi.maniRagdoll_ComputePoseFromBodies(ragdoll, skeleton, bodies,
+                                                                  placement, pose, out),
+                   number=500), "us", "lower", 25)
 
 
 if __name__ == "__main__":

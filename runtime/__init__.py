@@ -40,6 +40,8 @@ from .ik.body import (BodyBone, BodyEffector, BodyLimit, BodyLimitKind, BodySolv
                       body_ik_scratch_size, solve_body_sdls, solve_body_xpbd)
 from .physics import (ColliderShape, ColliderSource, JointSource, LimitSource, SpringLimitKind,
                       SpringSet, SpringSetSource, SpringSource, SpringState, build_spring_set)
+from .physics import (BodySource, Ragdoll, RagdollBody, RagdollGetUp, RagdollGround, RagdollShape,
+                      RagdollSource, build_ragdoll)
 from .clip.compress import CompressOptions, CompressReport, compress_clip, default_compress_options
 from .pose import (BlendLayer, BoneSource, MaskChain, Pose, PoseBatch, Skeleton, SkeletonSource,
                    add_layers, blend_poses, build_mask, build_skeleton, compute_pose_difference,
@@ -80,6 +82,8 @@ __all__ = [
     "ColliderShape", "ColliderSource", "JointSource", "SpringLimitKind", "LimitSource", "SpringSet",
     "SpringSetSource", "SpringSource", "SpringState", "build_spring_set",
 ]
+__all__ += ["BodySource", "Ragdoll", "RagdollBody", "RagdollGetUp", "RagdollGround",
+            "RagdollShape", "RagdollSource", "build_ragdoll"]
 __all__ += ["CompressOptions", "CompressReport", "compress_clip", "default_compress_options"]
 __all__ += ["RetargetChain", "RetargetChainMode", "RetargetClipSource", "RetargetMap",
             "RetargetMapSource", "RetargetPair", "RetargetPelvis", "RetargetTranslation",

@@ -226,6 +226,22 @@ def use_spring_state(w: World, data):
     _all([run])
 
 
+def use_ragdoll(w: World, ragdoll):
+    placement = [0.2, 0, 0, 0, 0.6, 0, 0.8, 1, 1, 1]
+    n = capi.maniRagdoll_GetBodyCount(ragdoll)
+
+    def run():
+        bodies = capi.maniRagdoll_ComputeBodiesFromPose(ragdoll, w.model_pose(), placement,
+                                                        w.model_pose(),
+                                                        [0, 0, 0, 0, 0, 0, 1, 1, 1, 1], 0.1)[0]
+        capi.maniRagdoll_ComputeJointTargets(ragdoll, bodies)
+        capi.maniRagdoll_ComputePoseFromBodies(ragdoll, w.skeleton, bodies, placement, w.pose(),
+                                               w.pose())
+        capi.maniRagdoll_ComputeGetUpPlacement(ragdoll, bodies, rt.RagdollGround())
+    _all([run, lambda: capi.maniRagdoll_GetIdentity(ragdoll)]
+         + [lambda b=b: capi.maniRagdoll_GetBody(ragdoll, b) for b in range(n + 1)])
+
+
 KINDS = {
     "skeleton": (lambda w: _bytes(w, capi.maniBuildSkeleton, w.skeleton_source),
                  capi.maniOpenSkeleton, use_skeleton),
@@ -246,6 +262,8 @@ KINDS = {
     "spring": (lambda w: _bytes(w, capi.maniBuildSpringSet, w.spring_source),
                capi.maniOpenSpringSet, use_spring_set),
     "spring_state": (lambda w: w.spring_saved, lambda data: data, use_spring_state),
+    "ragdoll": (lambda w: _bytes(w, capi.maniBuildRagdoll, w.ragdoll_source),
+                capi.maniOpenRagdoll, use_ragdoll),
 }
 
 

@@ -24,6 +24,7 @@ from runtime.graph.source import ClipNode, ClipSlotSource, GraphSource, Paramete
 from runtime.ik import AimSolve, ChainSolve, ConeLimit, HingeLimit, TwistLimit, TwoBoneSolve
 from runtime.physics import (ColliderShape, ColliderSource, JointSource, LimitSource,
                              SpringLimitKind, SpringSetSource, SpringSource)
+from runtime.physics import BodySource, RagdollGround, RagdollShape, RagdollSource
 from runtime.pose.blend import BlendLayer, MaskChain
 from runtime.samples.humanoid import humanoid_source
 
@@ -301,6 +302,31 @@ class World:
     def spring_saved(self):
         return bytes(capi.maniSpringState_Save(self.moving_spring_state()))
 
+    @cached_property
+    def ragdoll_source(self):
+        """Six bodies: a box on the hips, capsules up the spine and down the arm, a sphere
+        for the head, a box hand; drives on the arm."""
+        return RagdollSource(self.skeleton, [
+            BodySource("hips", 0, RagdollShape.box, (0.15, 0.1, 0.1), 10.0),
+            BodySource("chest", 2, RagdollShape.capsule, (0.1, 0.05, 0), 8.0, (0, 0.1, 0)),
+            BodySource("head", 5, RagdollShape.sphere, (0.1, 0, 0), 4.0, (0, 0.08, 0)),
+            BodySource("arm", 7, RagdollShape.capsule, (0.04, 0.08, 0), 2.0, (0.12, 0, 0),
+                       (0, 0, 0.7071068, 0.7071068), (0, -0.12, 0), twist_min=-1.0,
+                       stiffness=50.0, damping=5.0, max_force=100.0),
+            BodySource("forearm", 9, RagdollShape.capsule, (0.035, 0.08, 0), 1.5, (0.12, 0, 0),
+                       stiffness=30.0, damping=3.0),
+            BodySource("hand", 11, RagdollShape.box, (0.04, 0.02, 0.05), 0.5)],
+            facing=(0, 0, 1), up=(0, 1, 0))
+
+    @cached_property
+    def ragdoll(self):
+        return capi.maniOpenRagdoll(_built(capi.maniBuildRagdoll, self.ragdoll_source))
+
+    def ragdoll_bodies(self):
+        placement = [0.5, 0, 0.2, 0, 0.2, 0, 0.9797959, 1, 1, 1]
+        return capi.maniRagdoll_ComputeBodiesFromPose(self.ragdoll, self.model_pose(), placement,
+                                                      self.model_pose(), placement, 1 / 60)[0]
+
 
 def valid_calls(w: World) -> dict:
     """Each listed function's name -> a function making a valid argument tuple."""
@@ -429,13 +455,27 @@ def valid_calls(w: World) -> dict:
         "maniSpringState_Reset": lambda: (w.moving_spring_state(),),
         "maniSpringState_Save": lambda: (w.moving_spring_state(),),
         "maniSpringState_Restore": lambda: (w.spring_state(), w.spring_saved),
+        "maniBuildRagdoll": lambda: (rt.Builder(), w.ragdoll_source),
+        "maniOpenRagdoll": lambda: (_built(capi.maniBuildRagdoll, w.ragdoll_source),),
+        "maniRagdoll_GetBody": lambda: (w.ragdoll, 1),
+        "maniRagdoll_ComputeBodiesFromPose": lambda: (
+            w.ragdoll, w.model_pose(), [0, 0, 0, 0, 0, 0, 1, 1, 1, 1], w.model_pose(),
+            [0.1, 0, 0, 0, 0, 0, 1, 1, 1, 1], 1 / 60, np.zeros((8, 13), np.float32), 8),
+        "maniRagdoll_ComputeJointTargets": lambda: (w.ragdoll, w.ragdoll_bodies(),
+                                                    np.zeros((6, 7), np.float32), 6),
+        "maniRagdoll_ComputePoseFromBodies": lambda: (
+            w.ragdoll, w.skeleton, w.ragdoll_bodies(), [0.5, 0, 0.2, 0, 0.2, 0, 0.9797959, 1, 1, 1],
+            w.pose(), w.pose()),
+        "maniRagdoll_ComputeGetUpPlacement": lambda: (w.ragdoll, w.ragdoll_bodies(),
+                                                      RagdollGround()),
         "maniCompressClip": lambda: (rt.Builder(), w.clip, w.skeleton, capi.maniDefaultCompressOptions()),
         "maniClip_IsCompressed": lambda: (w.compressed_clip,),
     }
     by_first = {"clip": clip, "graph": graph, "skeleton": sk, "pose": w.pose,
                 "targets": lambda: w.targets, "influences": lambda: w.influences,
                 "skin": lambda: w.skin, "binding": lambda: w.binding, "instance": w.instance,
-                "map": lambda: w.mirror_map, "set": lambda: w.spring_set}
+                "map": lambda: w.mirror_map, "set": lambda: w.spring_set,
+                "ragdoll": lambda: w.ragdoll}
     calls = {}
     import inspect
     for name in capi.__all__:

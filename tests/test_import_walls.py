@@ -52,7 +52,7 @@ def breaks(module: str, names: set[str]) -> list[str]:
 
     out = []
     if module.split(".")[0] == "runtime":
-        out += [f"runtime imports {n}" for n in hits(("stadium",) + GL_AND_WINDOWS)]
+        out += [f"runtime imports {n}" for n in hits(("stadium", "mujoco") + GL_AND_WINDOWS)]
         if not module.startswith("runtime.capi"):
             out += [f"a Pythonic module imports {n}" for n in hits(("runtime.capi",))]
         layer = module.split(".")[1] if module.count(".") else None
@@ -65,6 +65,12 @@ def breaks(module: str, names: set[str]) -> list[str]:
     if module.startswith(("stadium.rig", "stadium.battle")):
         out += [f"{module} imports {n}" for n in
                 hits(GL_AND_WINDOWS + ("stadium.render", "stadium.app"))]
+    if module.split(".")[0] in ("stadium", "run_battle") and not module.startswith("stadium.physics"):
+        out += [f"{module} imports {n}, the engine only stadium.physics takes" for n in
+                hits(("mujoco",))]
+    if module.startswith("stadium.physics"):
+        out += [f"{module} imports {n}" for n in
+                hits(GL_AND_WINDOWS + ("stadium.render", "stadium.app", "stadium.battle"))]
     if module.startswith("stadium.render"):
         out += [f"{module} imports {n}" for n in hits(("stadium.battle", "stadium.app"))]
     return out
@@ -96,6 +102,12 @@ def test_each_wall_is_seen():
         ("stadium.battle.match", False, "import moderngl"): "imports moderngl",
         ("stadium.render.hud", False, "from ..battle.match import Hud"): "imports stadium.battle",
         ("stadium.render.voxel3d", False, "from stadium.app import viewer"): "imports stadium.app",
+        ("runtime.physics.ragdoll", False, "import mujoco"): "runtime imports mujoco",
+        ("stadium.battle.match", False, "import mujoco"): "the engine only stadium.physics takes",
+        ("stadium.physics.ragdoll_engine", False, "from ..render import voxel3d"):
+            "imports stadium.render",
+        ("stadium.physics.ragdoll_engine", False, "from stadium.battle import match"):
+            "imports stadium.battle",
     }
     for (module, package, source), expected in cases.items():
         found = breaks(module, imports(source, module, package))
@@ -104,3 +116,8 @@ def test_each_wall_is_seen():
                                                  False)) == []
     assert breaks("stadium.app.viewer", imports("from ..battle import match\nimport moderngl",
                                                 "stadium.app.viewer", False)) == []
+    assert breaks("stadium.battle.match", imports("from stadium.physics import RagdollEngine",
+                                                  "stadium.battle.match", False)) == []
+    assert breaks("stadium.physics.ragdoll_engine", imports(
+        "import mujoco\nfrom runtime.physics import Ragdoll", "stadium.physics.ragdoll_engine",
+        False)) == []
