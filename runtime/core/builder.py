@@ -66,6 +66,16 @@ def enter_build(builder, source, kind: type, **needs) -> None:
                                  + ("" if need is None else f" (an opened {need.__name__})"))
 
 
+def listed(builder: "Builder", value, what: str) -> list:
+    """A source's list member: None for none, else a list or tuple; anything else is a
+    misuse, refused naming `what`."""
+    if value is None:
+        return []
+    if not isinstance(value, (list, tuple)):
+        raise builder.refuse(f"{what} is not a list")
+    return list(value)
+
+
 def _default_alloc(user, size: int):
     return bytearray(size)
 

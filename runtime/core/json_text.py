@@ -16,7 +16,7 @@ import struct
 from enum import IntEnum
 from fractions import Fraction
 
-from .errors import BuildReason, InvalidError
+from .errors import BuildReason, InvalidError, VersionError
 
 MAX_DEPTH = 64
 _NUMBER = re.compile(rb"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
@@ -342,6 +342,18 @@ class JsonObject:
 
     def at(self, key: str) -> int:
         return self.members[key][0] if key in self.members else self.offset
+
+    def check_form(self, version: int, form: str | None = None) -> None:
+        """The form's head: its "format" name (when the form has one) and its "version",
+        which only this library's version of the form reads (VersionError otherwise)."""
+        if form is not None:
+            fmt = self.get("format", ("string",))
+            if fmt.value != form:
+                raise form_error(GraphForm.value, fmt.offset, f"format {fmt.value!r} is not {form!r}")
+        ver = self.get("version", ("number",))
+        if ver.value != version:
+            raise VersionError(f"form version {ver.value}; this library reads {version}",
+                               reason=BuildReason.Form, item=ver.offset, other=int(GraphForm.version))
 
     def get(self, key: str, kinds: tuple, default=MISSING):
         if key not in self.members:

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from ..core import args, container, names
-from ..core.builder import Builder, enter_build
+from ..core.builder import Builder, enter_build, listed
 from ..core.container import FileKind, Section
 from ..core.errors import BuildReason, InvalidError, LimitError
 from ..core.limits import MAX_NAME_BYTES, NO_BONE
@@ -129,14 +129,6 @@ def _by_rules(rules: list[_Rule], name: bytes) -> bytes | None:
     return None
 
 
-def _listed(builder: Builder, value, what: str) -> list:
-    if value is None:
-        return []
-    if not isinstance(value, (list, tuple)):
-        raise builder.refuse(f"{what} is not a list")
-    return list(value)
-
-
 def _text(value) -> bytes | None:
     """A name's UTF-8 bytes, or None for what is not text."""
     if isinstance(value, str):
@@ -173,10 +165,10 @@ class Checked:
 
 def check(builder: Builder, source: MirrorMapSource) -> Checked:
     skeleton = source.skeleton
-    pairs = _listed(builder, source.pairs, "pairs")
-    rule_list = _listed(builder, source.rules, "rules")
-    name_pairs = _listed(builder, source.name_pairs, "name pairs")
-    name_list = _listed(builder, source.names, "names")
+    pairs = listed(builder, source.pairs, "pairs")
+    rule_list = listed(builder, source.rules, "rules")
+    name_pairs = listed(builder, source.name_pairs, "name pairs")
+    name_list = listed(builder, source.names, "names")
     axis = source.axis
     if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)) or not 0 <= axis <= 2:
         raise InvalidError("the axis is not x, y or z", reason=BuildReason.Option)

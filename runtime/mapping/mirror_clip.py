@@ -32,9 +32,9 @@ from ..clip.rootmotion import RootAxes, RootMotionSource, RootRotation
 from ..core.builder import Builder, enter_build
 from ..core.errors import BuildReason, InvalidError
 from ..core.transform import quat_conj, quat_mul, quat_rotate
-from ..pose.blend import BlendLayer, add_layers, compute_pose_difference
 from ..pose.pose import Pose, PoseBatch
 from ..pose.skeleton import Skeleton
+from .additive import carried_through_rest
 from .kernels import qmatrix
 from .mirror import MirrorMap
 
@@ -55,24 +55,12 @@ def _mirrored_samples(m: MirrorMap, sk: Skeleton, clip: Clip, times: np.ndarray)
     """(S, n, 10) the mirrored poses (in place) at the grid's times."""
     batch = PoseBatch(sk, times.size)
     clip.sample_batch(sk, times, batch)
-    out = PoseBatch(sk, times.size)
     if clip.is_additive:
-        rest, mirrored_rest, full, mirrored, difference = (Pose(sk) for _ in range(5))
-        m.mirror_pose(sk, rest, mirrored_rest)
-        for k, pose in enumerate(batch.poses):
-            full.set_rest(sk)
-            add_layers(full, sk, [BlendLayer(pose, 1.0)])
-            m.mirror_pose(sk, full, mirrored)
-            try:
-                compute_pose_difference(sk, mirrored, mirrored_rest, difference)
-            except InvalidError:            # not finite: a scale of 0 in the rest mirrored
-                raise InvalidError(f"sample {k}: the difference from the rest mirrored is not "
-                                   "finite", reason=BuildReason.Basis, item=k) from None
-            out.poses[k].set_rest(sk)
-            add_layers(out.poses[k], sk, [BlendLayer(difference, 1.0)])
-    else:
-        for k, pose in enumerate(batch.poses):
-            m.mirror_pose(sk, pose, out.poses[k])
+        return carried_through_rest(batch, sk, sk, lambda a, b: m.mirror_pose(sk, a, b),
+                                    "mirrored")
+    out = PoseBatch(sk, times.size)
+    for k, pose in enumerate(batch.poses):
+        m.mirror_pose(sk, pose, out.poses[k])
     return out.locals
 
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core import args
 from ..core.builder import Builder, enter_build
-from ..core.errors import BuildReason, InvalidError, VersionError
+from ..core.errors import InvalidError
 from ..core.json_text import GraphForm, JsonObject, Value, dump, form_error, parse
 from ..core.limits import NO_BONE
 from ..pose.skeleton import Skeleton
@@ -105,13 +105,7 @@ def _numbers(o: JsonObject, key: str, rest: np.ndarray) -> np.ndarray:
 
 def from_json(v: Value, skeleton: Skeleton) -> MirrorMapSource:
     top = JsonObject(v, TOP, "the mirror map")
-    fmt = top.get("format", ("string",))
-    if fmt.value != FORMAT:
-        raise form_error(GraphForm.value, fmt.offset, f"format {fmt.value!r} is not {FORMAT!r}")
-    ver = top.get("version", ("number",))
-    if ver.value != FORM_VERSION:
-        raise VersionError(f"form version {ver.value}; this library reads {FORM_VERSION}",
-                           reason=BuildReason.Form, item=ver.offset, other=int(GraphForm.version))
+    top.check_form(FORM_VERSION, FORMAT)
     axis = top.option("axis", AXES, None)
     if axis is None:
         raise form_error(GraphForm.missing, top.offset, "the mirror map lacks 'axis'")

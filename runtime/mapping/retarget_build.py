@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from ..core import args, container
-from ..core.builder import Builder, enter_build
+from ..core.builder import Builder, enter_build, listed
 from ..core.container import FileKind, Section
 from ..core.errors import BuildReason, InvalidError, LimitError
 from ..core.limits import MAX_IK_CHAIN_BONES, NO_BONE
@@ -157,14 +157,6 @@ class Checked:
     match_names: bool
 
 
-def _listed(builder: Builder, value, what: str) -> list:
-    if value is None:
-        return []
-    if not isinstance(value, (list, tuple)):
-        raise builder.refuse(f"{what} is not a list")
-    return list(value)
-
-
 def _reference(value, skeleton: Skeleton, side: int) -> tuple[np.ndarray, np.ndarray]:
     n = skeleton.bone_count
     refuse = lambda b, why: InvalidError(why, reason=BuildReason.RetargetReference,  # noqa: E731
@@ -258,8 +250,8 @@ def _chain_sources(mode: int, m: int, n: int, k: int) -> tuple[int, int, int, fl
 
 def check(builder: Builder, source: RetargetMapSource) -> Checked:
     src, tgt = source.source_skeleton, source.target_skeleton
-    pairs = _listed(builder, source.pairs, "pairs")
-    chains = _listed(builder, source.chains, "chains")
+    pairs = listed(builder, source.pairs, "pairs")
+    chains = listed(builder, source.chains, "chains")
     references = (_reference(source.source_reference, src, 0),
                   _reference(source.target_reference, tgt, 1))
     ns, nt = src.bone_count, tgt.bone_count

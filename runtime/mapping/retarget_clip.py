@@ -30,9 +30,9 @@ from ..core.builder import Builder, enter_build
 from ..core.errors import BuildReason, InvalidError
 from ..core.limits import NO_BONE
 from ..core.transform import quat_conj, quat_mul, quat_rotate
-from ..pose.blend import BlendLayer, add_layers, compute_pose_difference
-from ..pose.pose import Pose, PoseBatch
+from ..pose.pose import PoseBatch
 from ..pose.skeleton import Skeleton
+from .additive import carried_through_rest
 from .kernels import qmatrix
 from .retarget import RetargetMap, scale_move
 
@@ -58,23 +58,9 @@ def _retargeted_samples(m: RetargetMap, src: Skeleton, tgt: Skeleton, clip: Clip
     clip.sample_batch(src, times, batch)
     if not clip.is_additive:
         return m.retarget_samples(src, tgt, batch.locals)
-    out = PoseBatch(tgt, times.size)
     scratch = bytearray(m.scratch_size)
-    rest, carried_rest, full, carried, difference = (Pose(src), Pose(tgt), Pose(src),
-                                                     Pose(tgt), Pose(tgt))
-    m.retarget_pose(src, rest, tgt, carried_rest, scratch)
-    for k, pose in enumerate(batch.poses):
-        full.set_rest(src)
-        add_layers(full, src, [BlendLayer(pose, 1.0)])
-        m.retarget_pose(src, full, tgt, carried, scratch)
-        try:
-            compute_pose_difference(tgt, carried, carried_rest, difference)
-        except InvalidError:            # not finite: a scale of 0 in the rest carried
-            raise InvalidError(f"sample {k}: the difference from the rest carried is not "
-                               "finite", reason=BuildReason.Basis, item=k) from None
-        out.poses[k].set_rest(tgt)
-        add_layers(out.poses[k], tgt, [BlendLayer(difference, 1.0)])
-    return out.locals
+    return carried_through_rest(batch, src, tgt,
+                                lambda a, b: m.retarget_pose(src, a, tgt, b, scratch), "carried")
 
 
 def _turns(m: RetargetMap, src: Skeleton, tgt: Skeleton, bone: int, follower: int):

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..core import args
 from ..core.builder import Builder, enter_build
-from ..core.errors import BuildReason, InvalidError, VersionError
+from ..core.errors import BuildReason, InvalidError
 from ..core.json_text import GraphForm, JsonObject, Value, dump, form_error, parse
 from ..core.limits import NO_BONE
 from ..pose.skeleton import Skeleton
@@ -141,13 +141,7 @@ def _reference_of(top: JsonObject, key: str, skeleton: Skeleton) -> tuple[np.nda
 def from_json(v: Value, src: Skeleton, tgt: Skeleton) -> tuple[RetargetMapSource, tuple]:
     """The source the text gives, and each side's reference entry places."""
     top = JsonObject(v, TOP, "the retarget map")
-    fmt = top.get("format", ("string",))
-    if fmt.value != FORMAT:
-        raise form_error(GraphForm.value, fmt.offset, f"format {fmt.value!r} is not {FORMAT!r}")
-    ver = top.get("version", ("number",))
-    if ver.value != FORM_VERSION:
-        raise VersionError(f"form version {ver.value}; this library reads {FORM_VERSION}",
-                           reason=BuildReason.Form, item=ver.offset, other=int(GraphForm.version))
+    top.check_form(FORM_VERSION, FORMAT)
     s_ref, s_places = _reference_of(top, "sourceReference", src)
     t_ref, t_places = _reference_of(top, "targetReference", tgt)
     pairs = []

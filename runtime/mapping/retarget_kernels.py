@@ -4,7 +4,6 @@ inside, on core.rotations' tuples, rounded once into the target pose's binary32;
 rotations live in the caller's scratch, so a call allocates nothing."""
 from __future__ import annotations
 
-import math
 
 from ..core.jit import kernel
 from ..core.rotations import partial, qconj, qmul, qunit, rotate

@@ -112,10 +112,7 @@ def from_json(v: Value, assets: GraphNamedAssets, top: bool = True) -> GraphSour
     filled in. What the build refuses is left to the build."""
     g = JsonObject(v, TOP_MEMBERS if top else TOP_MEMBERS - {"version"}, "the graph")
     if top:
-        ver = g.get("version", ("number",))
-        if ver.value != FORM_VERSION:
-            raise VersionError(f"form version {ver.value}; this library reads {FORM_VERSION}",
-                               reason=BuildReason.Form, item=ver.offset, other=int(GraphForm.version))
+        g.check_form(FORM_VERSION)
     sk = assets.skeleton
     parameters = [_parameter(p) for p in g.items("parameters", [])]
     clips = []
