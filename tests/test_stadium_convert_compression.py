@@ -95,3 +95,26 @@ def test_the_command_prints_the_report(converted, capsys, tmp_path):
     assert f"{sum(s.compressed_bytes for s in sizes):,} B compressed" in total
     written = rt.Clip((tmp_path / name.lower() / "standby.mclip").read_bytes())
     assert not written.is_compressed                # the files written stay full
+
+
+def test_the_battle_on_compressed_clips_looks_as_on_the_full_ones(monkeypatch):
+    """The README's seeded battle (send-out, a turn, a hit, a faint, the next send-out, the
+    result) played on the compressed clips and on the full ones: every frame within the
+    goldens' own tolerance of the other. (The show's goldens pose the rig itself; this is
+    the battle, where the graphs play the clips.)"""
+    from stadium.app import goldens
+    from stadium.battle import battler
+    from stadium.render.gfx import Graphics
+    gfx = Graphics.open_headless((160, 144))
+    try:
+        compressed_frames = goldens.sheet_frames(gfx, ROSTER)
+        full = {}
+        monkeypatch.setattr(battler, "runtime_species",
+                            lambda species: full.setdefault(species, convert.convert(species)))
+        full_frames = goldens.sheet_frames(gfx, ROSTER)
+    finally:
+        gfx.release()
+    assert full and all(not rc.clip.is_compressed for r in full.values() for rc in r.clips.values())
+    for moment, a, b in zip(goldens.SHEET_MOMENTS, compressed_frames, full_frames):
+        share, _ = goldens.difference(b, a)
+        assert share <= goldens.TOLERANCE, f"{moment}: {share:.2%} of pixels differ"
