@@ -161,6 +161,10 @@ class Gltf:
         self.renamed: list[int] = []
         self.block = None
         self.springs_read = None
+        self._draco_cache: dict = {}
+        self.skin_joints: list[list[int]] = []
+        self.skin_skeleton: list[int] = []
+        self.skeletons: list[tuple[list[int], int]] = []   # (nodes increasing, common root or -1)
         _read(self, data)
 
     # ---- lists of the JSON
@@ -316,10 +320,11 @@ class Gltf:
             return
         self.closed = True
         for name in ("buffers", "buffer_lengths", "uris", "views", "accessors", "nodes",
-                     "names", "renamed"):
+                     "names", "renamed", "skin_joints", "skin_skeleton", "skeletons"):
             setattr(self, name, [])
         self.json = {}
         self.springs_read = None
+        self._draco_cache = {}
         block, self.block = self.block, None
         if block is not None:
             self.builder._call_free(block)
@@ -395,6 +400,7 @@ def _read(doc: Gltf, data: memoryview) -> None:
     _views(doc, root)
     _accessors(doc, root)
     _nodes(doc, root)
+    _skins(doc, root)
     held = sum(len(b) for b in doc.buffers if isinstance(b, (bytes, bytearray)))
     block = doc.builder._call_alloc(max(held, 1))
     if block is None:
@@ -668,3 +674,73 @@ def _nodes(doc: Gltf, root) -> None:
         raise fail(f"node {i} is its own ancestor", R.Property, nodes[i].at, i)
     doc.nodes = nodes
     doc.names, doc.renamed = bone_names([nd.name for nd in nodes])
+
+
+def _ancestors(nodes: list[Node], i: int) -> list[int]:
+    out = []
+    while i != -1:
+        out.append(i)
+        i = nodes[i].parent
+    return out
+
+
+def _closure(nodes: list[Node], joints) -> tuple[set[int], int]:
+    """Joints, their common root and the nodes between (with no common root, every node
+    above each joint), and that root (or -1)."""
+    paths = [_ancestors(nodes, j) for j in joints]
+    common = set(paths[0])
+    for path in paths[1:]:
+        common &= set(path)
+    root = next((n for n in paths[0] if n in common), -1)
+    out: set[int] = set()
+    for path in paths:
+        for n in path:
+            out.add(n)
+            if n == root:
+                break
+    return out, root
+
+
+def _skins(doc: Gltf, root) -> None:
+    """Each skin's joints checked, and the skeletons they make: skins whose node sets meet
+    share one, numbered by their lowest skin."""
+    sets = []
+    for k, skin in enumerate(root.get("skins", [])):
+        joints = skin.get("joints")
+        if not isinstance(joints, list) or not joints or not all(is_int(j) for j in joints):
+            raise fail(f"skin {k}: joints not an array of node indices", R.Property, skin.at, k)
+        for j in joints:
+            if not 0 <= j < len(doc.nodes):
+                raise fail(f"skin {k}: joint {j} past the {len(doc.nodes)} nodes", R.Index,
+                           skin.at, k)
+        if len(set(joints)) != len(joints):
+            raise fail(f"skin {k}: a joint given twice", R.Property, skin.at, k)
+        doc.skin_joints.append(list(joints))
+        sets.append(_closure(doc.nodes, joints)[0])
+    groups = [[k] for k in range(len(sets))]
+    members = [set(s) for s in sets]
+    merged = True
+    while merged:
+        merged = False
+        for a in range(len(groups)):
+            for b in range(a + 1, len(groups)):
+                if members[a] & members[b]:
+                    groups[a] += groups.pop(b)
+                    members[a] = _closure(doc.nodes, sorted(members[a] | members.pop(b)))[0]
+                    merged = True
+                    break
+            if merged:
+                break
+    doc.skin_skeleton = [0] * len(sets)
+    for g, (skins, nodes) in enumerate(zip(groups, members)):
+        for k in skins:
+            doc.skin_skeleton[k] = g
+        doc.skeletons.append((sorted(nodes), _closure(doc.nodes, sorted(nodes))[1]))
+
+
+def opened_document(doc, what: str = "gltf") -> Gltf:
+    """The document itself; InvalidError for None or anything else (a closed one reads as
+    empty, so its lists are past every index)."""
+    if not isinstance(doc, Gltf):
+        raise InvalidError(f"{what} is not an opened glTF document")
+    return doc
