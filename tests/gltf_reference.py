@@ -157,6 +157,8 @@ def slerp(a, b, u):
 def sample(times, values, mode, t, rotation=False) -> np.ndarray:
     """One sampler at time t, as glTF 2.0's appendix on interpolation writes it."""
     k = times.size
+    if rotation and mode != "CUBICSPLINE":      # keys of unit length, as glTF asks of them
+        values = values / np.linalg.norm(values, axis=1, keepdims=True)
     if mode == "CUBICSPLINE":
         v = values.reshape(k, 3, -1)
         if t <= times[0]:
