@@ -103,7 +103,7 @@ class _Read:
 
     def _sampler(self, c: int, sampler: dict, at: int):
         mode = sampler.get("interpolation", "LINEAR")
-        if mode not in _MODES:
+        if not isinstance(mode, str) or mode not in _MODES:
             raise self.fail(f"channel {c}: interpolation {mode!r}", R.Property, sampler.at, c)
         times = self.doc.read(sampler.get("input"), f"channel {c}'s input", c, sampler.at,
                               kinds=("SCALAR",), components=(5126,))[:, 0]

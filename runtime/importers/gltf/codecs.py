@@ -55,7 +55,8 @@ def meshopt_stream(view: dict, v: int, nbuf: int, lengths: list[int], view_lengt
         raise bad(f"buffer {b!r}")
     if not (_int(offset) and _int(length) and length >= 1 and offset + length <= lengths[b]):
         raise bad("stream out of its buffer")
-    if mode not in _MODES or filt not in _FILTERS:
+    if not isinstance(mode, str) or not isinstance(filt, str) or mode not in _MODES \
+            or filt not in _FILTERS:
         raise bad(f"mode {mode!r} or filter {filt!r}")
     if not (_int(stride) and 1 <= stride <= 256 and _int(count) and count >= 1):
         raise bad("byteStride or count")

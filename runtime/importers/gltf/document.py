@@ -543,9 +543,9 @@ def _accessors(doc: Gltf, root) -> None:
     for i, a in enumerate(root.get("accessors", [])):
         component = a.get("componentType")
         kind = a.get("type")
-        if component not in COMPONENTS or isinstance(component, bool):
+        if not is_int(component) or component not in COMPONENTS:
             raise fail(f"accessor {i}: componentType {component!r}", R.Accessor, a.at, i)
-        if kind not in WIDTHS:
+        if not isinstance(kind, str) or kind not in WIDTHS:
             raise fail(f"accessor {i}: type {kind!r}", R.Accessor, a.at, i)
         count = _count(a, "count", R.Accessor, i, least=1)
         normalized = a.get("normalized", False)
