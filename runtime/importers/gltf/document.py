@@ -373,16 +373,12 @@ def _read(doc: Gltf, data: memoryview) -> None:
         text_bytes, binary, base = _glb(data)
     else:
         text_bytes = data
-    raw = bytes(text_bytes)
     try:
-        text = raw.decode("utf-8")
+        root = parse(bytes(text_bytes), base)
     except UnicodeDecodeError as e:
         raise fail("JSON text not UTF-8", R.Syntax, base + e.start) from None
-    try:
-        root = parse(text, base)
     except JsonSyntaxError as e:
-        raise fail(f"JSON: {e}", R.Syntax, base + len(text[:e.at].encode("utf-8",
-                                                                          "surrogatepass")))
+        raise fail(f"JSON: {e}", R.Syntax, e.at) from None
     if not isinstance(root, JsonObject):
         raise fail("the JSON is not an object", R.Syntax, base)
     doc.json = root

@@ -1,18 +1,19 @@
 """JSON text read with the byte offset of every object and array kept, so a refusal of a
 glTF property can say where in the file it is (json.loads keeps no places).
 
-Objects come back as `JsonObject` (a dict) and arrays as `JsonArray` (a list), each with
-`.at`, the byte offset of its opening bracket in the text. Strings are read by the standard
-library's scanner; depth is bounded so hostile nesting cannot exhaust the stack."""
+The standard library's decoder reads the values; the places come from the bytes: with
+escaped backslashes and quotes blanked out (same length), every remaining quote delimits a
+string, so the brackets outside strings, in order, are the containers' starts in the order
+a pre-order walk of the decoded value meets them. Objects come back as `JsonObject` (a
+dict) and arrays as `JsonArray` (a list), each with `.at`. Nesting past MAX_DEPTH, and the
+non-JSON NaN and Infinity, are refused."""
 from __future__ import annotations
 
-import json.decoder
-import re
+import json
+
+import numpy as np
 
 MAX_DEPTH = 256
-_WS = re.compile(r"[ \t\n\r]*")
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
-_scan = json.decoder.scanstring
 
 
 class JsonObject(dict):
@@ -26,98 +27,91 @@ class JsonArray(list):
 class JsonSyntaxError(Exception):
     def __init__(self, message: str, at: int):
         super().__init__(message)
-        self.at = at        # a character index, turned into a byte offset by the caller
+        self.at = at        # a byte offset in the text
 
 
-def parse(text: str, base: int = 0) -> object:
-    """The value the text holds; `.at` offsets are byte offsets plus `base`. Raises
-    JsonSyntaxError with a character index."""
-    ascii_only = text.isascii()
-
-    def byte_at(i: int) -> int:
-        return base + (i if ascii_only else len(text[:i].encode("utf-8", "surrogatepass")))
-
-    value, end = _value(text, _WS.match(text, 0).end(), 0, byte_at)
-    end = _WS.match(text, end).end()
-    if end != len(text):
-        raise JsonSyntaxError("text after the JSON value", end)
-    return value
+def _constant(name: str):
+    raise ValueError(f"{name} is not JSON")
 
 
-def _value(s: str, i: int, depth: int, byte_at):
-    if i >= len(s):
-        raise JsonSyntaxError("the text ends where a value should be", i)
-    c = s[i]
-    if c == "{":
-        return _object(s, i, depth + 1, byte_at)
-    if c == "[":
-        return _array(s, i, depth + 1, byte_at)
-    if c == '"':
-        try:
-            return _scan(s, i + 1, True)
-        except ValueError as e:
-            raise JsonSyntaxError(f"a string refused: {e.msg}", e.pos) from None
-    if s.startswith("true", i):
-        return True, i + 4
-    if s.startswith("false", i):
-        return False, i + 5
-    if s.startswith("null", i):
-        return None, i + 4
-    m = _NUMBER.match(s, i)
-    if m and m.end() > i:
-        text = m.group(0)
-        if m.group(1) or m.group(2):
-            return float(text), m.end()
-        if len(text) > 40:          # a whole number past any count; read as a float
-            return float(text), m.end()
-        return int(text), m.end()
-    raise JsonSyntaxError(f"{c!r} does not begin a value", i)
+def _pairs(pairs):
+    out = JsonObject(pairs)
+    out.pairs = pairs            # every value in order, repeated keys' too, for the walk
+    return out
 
 
-def _object(s: str, i: int, depth: int, byte_at):
-    if depth > MAX_DEPTH:
-        raise JsonSyntaxError(f"nesting deeper than {MAX_DEPTH}", i)
-    out = JsonObject()
-    out.at = byte_at(i)
-    i = _WS.match(s, i + 1).end()
-    if i < len(s) and s[i] == "}":
-        return out, i + 1
-    while True:
-        if i >= len(s) or s[i] != '"':
-            raise JsonSyntaxError("a key should be a string here", i)
-        try:
-            key, i = _scan(s, i + 1, True)
-        except ValueError as e:
-            raise JsonSyntaxError(f"a key refused: {e.msg}", e.pos) from None
-        i = _WS.match(s, i).end()
-        if i >= len(s) or s[i] != ":":
-            raise JsonSyntaxError("':' should follow a key", i)
-        value, i = _value(s, _WS.match(s, i + 1).end(), depth, byte_at)
-        out[key] = value
-        i = _WS.match(s, i).end()
-        if i < len(s) and s[i] == ",":
-            i = _WS.match(s, i + 1).end()
-            continue
-        if i < len(s) and s[i] == "}":
-            return out, i + 1
-        raise JsonSyntaxError("',' or '}' should be here", i)
+def parse(raw: bytes, base: int = 0) -> object:
+    """The value UTF-8 JSON bytes hold; `.at` offsets are byte offsets plus `base`. Raises
+    JsonSyntaxError with a byte offset (UnicodeDecodeError for text not UTF-8)."""
+    text = raw.decode("utf-8")
+    plain = raw.replace(b"\\\\", b"__").replace(b'\\"', b"__")
+    b = np.frombuffer(plain, np.uint8)
+    outside = (np.cumsum(b == ord('"')) & 1) == 0
+    opens = ((b == ord("{")) | (b == ord("["))) & outside
+    closes = ((b == ord("}")) | (b == ord("]"))) & outside
+    depth = np.cumsum(opens.astype(np.int64) - closes)
+    deep = np.flatnonzero(depth > MAX_DEPTH)
+    if deep.size:
+        raise JsonSyntaxError(f"nesting deeper than {MAX_DEPTH}", base + int(deep[0]))
+    try:
+        value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant)
+    except json.JSONDecodeError as e:
+        raise JsonSyntaxError(e.msg, base + len(text[:e.pos].encode("utf-8",
+                                                                   "surrogatepass"))) from None
+    except (ValueError, RecursionError) as e:
+        raise JsonSyntaxError(str(e), base) from None
+    return _placed(value, _spans(b, opens, closes, depth), base)
 
 
-def _array(s: str, i: int, depth: int, byte_at):
-    if depth > MAX_DEPTH:
-        raise JsonSyntaxError(f"nesting deeper than {MAX_DEPTH}", i)
-    out = JsonArray()
-    out.at = byte_at(i)
-    i = _WS.match(s, i + 1).end()
-    if i < len(s) and s[i] == "]":
-        return out, i + 1
-    while True:
-        value, i = _value(s, i, depth, byte_at)
-        out.append(value)
-        i = _WS.match(s, i).end()
-        if i < len(s) and s[i] == ",":
-            i = _WS.match(s, i + 1).end()
-            continue
-        if i < len(s) and s[i] == "]":
-            return out, i + 1
-        raise JsonSyntaxError("',' or ']' should be here", i)
+def _spans(b, opens, closes, depth) -> tuple[list[int], list[int]]:
+    """Each container's start and end, in order of their starts: at each depth the opens
+    and closes alternate, so sorting both by depth pairs them up."""
+    open_at = np.flatnonzero(opens)
+    close_at = np.flatnonzero(closes)
+    if open_at.size != close_at.size:       # unbalanced: the decoder has already refused it
+        return open_at.tolist(), open_at.tolist()
+    o = open_at[np.lexsort((open_at, depth[open_at]))]
+    c = close_at[np.lexsort((close_at, depth[close_at] + 1))]
+    ends = np.empty_like(open_at)
+    ends[np.searchsorted(open_at, o)] = c
+    return open_at.tolist(), ends.tolist()
+
+
+def _placed(value, spans, base: int):
+    """The value with arrays made JsonArrays and every container given its start (an
+    array whose span holds no bracket has no containers, and is not walked)."""
+    starts, ends = spans
+    if not isinstance(value, (dict, list)):
+        return value
+    top = value if isinstance(value, dict) else JsonArray(value)
+    k = 0
+    stack = [top]
+    while stack:
+        node = stack.pop()
+        node.at = starts[k] + base
+        k += 1
+        children = []
+        if isinstance(node, JsonObject):
+            pairs = node.pairs
+            del node.pairs
+            last = {key: i for i, (key, _) in enumerate(pairs)}
+            for i, (key, v) in enumerate(pairs):
+                kind = type(v)
+                if kind is list:
+                    v = JsonArray(v)
+                    if last[key] == i:          # the value a repeated key keeps
+                        node[key] = v
+                    children.append(v)
+                elif kind is JsonObject:
+                    children.append(v)
+        elif k < len(starts) and starts[k] < ends[k - 1]:
+            for i, v in enumerate(node):
+                kind = type(v)
+                if kind is list:
+                    v = node[i] = JsonArray(v)
+                    children.append(v)
+                elif kind is JsonObject:
+                    children.append(v)
+        stack.extend(reversed(children))
+    return top
+
