@@ -401,3 +401,38 @@ def test_folded_placement_composes_into_the_root_channels():
                                   "LINEAR", t), np.array([0, 0, 0, 1.0]), np.ones(3))
         got = trs(local[0:3], local[3:7], local[7:10])
         assert np.abs(got - want).max() < 1e-5
+
+
+def test_quantized_rotations_read_as_normalized_shorts():
+    """KHR_mesh_quantization: a rotation output of normalized int16 samples as its floats."""
+    d = rig()
+    q = np.array([[0, 0, 0, 1], [0, 0, np.sin(0.4), np.cos(0.4)], [0, 0, np.sin(0.8), np.cos(0.8)]])
+    plain = d.add(q, "VEC4")
+    short = d.add(np.round(q * 32767), "VEC4", 5122, "<i2", normalized=True)
+    d.j["animations"][0]["samplers"][1].update(interpolation="LINEAR")
+    clips = []
+    for output in (plain, short):
+        d.j["animations"][0]["samplers"][1]["output"] = output
+        doc = open_gltf(rt.Builder(), d.json_bytes())
+        sk = rt.Skeleton.open(_built(capi.maniBuildGltfSkeleton, doc, 0, GltfOptions()))
+        clips.append(Clip(_built(capi.maniBuildGltfClip, doc, 0, sk, GltfOptions(),
+                                 ImportClipOptions())))
+    for t in np.linspace(0, 1, 7):
+        poses = []
+        for clip in clips:
+            pose = rt.Pose(sk)
+            clip.sample(sk, float(t), pose)
+            poses.append(np.asarray(pose.get_local(2), dtype=np.float64))
+        assert np.abs(poses[0] - poses[1]).max() < 1e-4
+
+
+def test_meshopt_fallback_buffers_are_never_read():
+    d = rig()
+    d.j["buffers"].append({"byteLength": 8, "uri": "fallback.bin", "extensions": {
+        "EXT_meshopt_compression": {"fallback": True}}})
+    doc = open_gltf(rt.Builder(), d.json_bytes())
+    assert capi.maniGltf_GetBufferCount(doc) == 3
+    assert capi.maniGltf_GetBufferUri(doc, 1) == "extra.bin"
+    assert capi.maniGltf_GetBufferUri(doc, 2) is None
+    with pytest.raises(rt.InvalidError):
+        capi.maniGltf_SupplyBuffer(doc, 2, bytes(8))

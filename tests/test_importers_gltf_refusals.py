@@ -417,6 +417,16 @@ def test_influence_refusals(doc, skeleton):
              variant(lambda d: attrs(d).update(JOINTS_1=1)), 0, 0, skin)
     _refused(R.Property, capi.maniBuildGltfInfluences, rt.Builder(),
              variant(lambda d: attrs(d).update(WEIGHTS_0=0)), 0, 0, skin)
+    _refused(R.Property, capi.maniBuildGltfInfluences, rt.Builder(),
+             variant(lambda d: attrs(d).update(WEIGHTS_0=d.add(
+                 [[128, 127, 0, 0], [255, 0, 0, 0], [255, 0, 0, 0]], "VEC4", 5121, "u1"))),
+             0, 0, skin)
+    quantized = variant(lambda d: attrs(d).update(WEIGHTS_0=d.add(
+        [[128, 127, 0, 0], [255, 0, 0, 0], [255, 0, 0, 0]], "VEC4", 5121, "u1",
+        normalized=True)))
+    Influences = rt.Influences
+    infl = Influences(_built(capi.maniBuildGltfInfluences, quantized, 0, 0, skin))
+    assert infl.vertex_count == 3
     negative = variant(lambda d: attrs(d).update(WEIGHTS_0=d.add(
         [[0.5, 0.5, 0, 0], [1.5, -0.5, 0, 0], [1, 0, 0, 0]], "VEC4")))
     _refused(R.Influence, capi.maniBuildGltfInfluences, rt.Builder(), negative, 0, 0, skin,

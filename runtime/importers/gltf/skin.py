@@ -108,6 +108,11 @@ def influence_source(doc, mesh, prim, skin) -> InfluenceSource:
         raise ImportFormatError(f"mesh {mesh} primitive {prim}: JOINTS_n and WEIGHTS_n sets "
                                 "not paired from 0", R.Property, offset=at, item=prim)
     k = len(sets["JOINTS"])
+    for i in range(k):      # integer weights must be normalized (KHR_mesh_quantization)
+        a = doc.accessor(attrs[f"WEIGHTS_{i}"], f"mesh {mesh} primitive {prim}", prim, at)
+        if a.component != 5126 and not a.normalized:
+            raise ImportFormatError(f"mesh {mesh} primitive {prim}: WEIGHTS_{i} of integers "
+                                    "not normalized", R.Property, offset=a.at, item=prim)
     names = [f"JOINTS_{i}" for i in range(k)] + [f"WEIGHTS_{i}" for i in range(k)]
     kinds = {n: dict(kinds=("VEC4",), components=(5121, 5123), integer=True)
              if n.startswith("J") else dict(kinds=("VEC4",), components=(5126, 5121, 5123))
