@@ -564,3 +564,12 @@ def test_fuzz_byte_flips_and_cuts(flips, cut, as_glb):
     elif cut % 5 == 0:
         data = data[:cut % (len(data) + 1)]
     _judge(bytes(data))
+
+
+def test_accessors_past_what_the_reader_holds():
+    d = rig()
+    d.j["accessors"].append({"componentType": 5126, "type": "MAT4", "count": 1 << 22})
+    _refused(R.Accessor, _open, _text(d), item=len(d.j["accessors"]) - 1)
+    d = rig()
+    d.j["accessors"][0]["count"] = 2 ** 40
+    _refused(R.Accessor, _open, _text(d), item=0)

@@ -20,7 +20,7 @@ from ...core.limits import NO_BONE
 from ...pose.skeleton import opened
 from ..common import ImportClipOptions, ImportFormatError, ImportReason
 from . import space
-from .document import Gltf, GltfOptions, is_int, opened_document
+from .document import Gltf, GltfOptions, is_int, opened_document, quiet
 from .mesh import mesh_target_count
 from .skeleton import _mul
 
@@ -228,6 +228,7 @@ class _Read:
         return DEFAULT_RATE
 
 
+@quiet
 def clip_source(doc, animation, skeleton, options, clip_options) -> tuple[ClipSource, _Read]:
     doc = opened_document(doc)
     if not is_int(animation) or not 0 <= animation < len(doc.animations):

@@ -10,6 +10,7 @@ file of the JSON object at fault, or of the GLB field, or of the byte in a buffe
 from __future__ import annotations
 
 import base64
+import functools
 import math
 import re
 import struct
@@ -37,7 +38,19 @@ COLUMNS = {"MAT2": 2, "MAT3": 3, "MAT4": 4}
 TAKEN_EXTENSIONS = {"KHR_mesh_quantization", "KHR_animation_pointer",
                     *codecs.MESHOPT_EXTENSIONS, codecs.DRACO_EXTENSION, "KHR_lights_punctual"}
 TAKEN_PREFIXES = ("KHR_materials_", "KHR_texture_", "EXT_texture_")
+MAX_ELEMENTS = 1 << 26          # an accessor's count: past what any mesh or clip holds
+MAX_ZEROS = 1 << 24             # numbers an accessor without a view (all zeros, or sparse) holds
 _VERSION = re.compile(r"([0-9]+)\.([0-9]+)\Z")
+
+
+def quiet(fn):
+    """Numbers from a file may overflow on the way: no numpy warnings inside `fn`, whose
+    results are checked for finiteness where they are used (by us or by the builders)."""
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+    return run
 
 
 def fail(message: str, reason: ImportReason, at: int = 0, item: int = 0) -> ImportFormatError:
@@ -249,6 +262,7 @@ class Gltf:
                        R.Index, at, item)
         return self.accessors[index]
 
+    @quiet
     def read(self, index, what: str, item: int, at: int, *, kinds=None, count=None,
              components=None, integer=False) -> np.ndarray:
         """Accessor `index` as a (count, width) array: float64 for float, normalized or
@@ -283,7 +297,10 @@ class Gltf:
         width = WIDTHS[a.kind]
         dtype = COMPONENTS[a.component]
         if a.view is None:
-            out = np.zeros((a.count, width), dtype)
+            try:
+                out = np.zeros((a.count, width), dtype)
+            except MemoryError:
+                raise CapacityError(f"accessor {index}: no memory for {a.count} zeros") from None
         else:
             out = _strided(self.view_bytes(a.view, index, f"accessor {index}"),
                            self.views[a.view].stride, a, dtype).copy()
@@ -544,6 +561,8 @@ def _accessors(doc: Gltf, root) -> None:
         if not isinstance(kind, str) or kind not in WIDTHS:
             raise fail(f"accessor {i}: type {kind!r}", R.Accessor, a.at, i)
         count = _count(a, "count", R.Accessor, i, least=1)
+        if count > MAX_ELEMENTS:
+            raise fail(f"accessor {i}: count {count} past {MAX_ELEMENTS}", R.Accessor, a.at, i)
         normalized = a.get("normalized", False)
         if not isinstance(normalized, bool) or (normalized and component in (5125, 5126)):
             raise fail(f"accessor {i}: normalized {normalized!r}", R.Accessor, a.at, i)
@@ -557,6 +576,8 @@ def _accessors(doc: Gltf, root) -> None:
             _fits(doc.views[v], offset, count, kind, dtype, a.at, i)
         elif "byteOffset" in a:
             raise fail(f"accessor {i}: byteOffset without a bufferView", R.Accessor, a.at, i)
+        elif count * WIDTHS[kind] > MAX_ZEROS:
+            raise fail(f"accessor {i}: {count} zero elements without a view", R.Accessor, a.at, i)
         sparse = _sparse(doc, a, i, count, kind, dtype)
         doc.accessors.append(_Accessor(v, offset, component, kind, count, normalized,
                                        sparse, a.at))

@@ -10,7 +10,8 @@ from ...core.errors import CapacityError, InvalidError
 from ...core.limits import NO_BONE
 from ..common import ImportFormatError, ImportReason
 from . import codecs
-from .document import COMPONENTS, NORMALIZE, WIDTHS, Gltf, is_int, is_number, opened_document
+from .document import (COMPONENTS, NORMALIZE, WIDTHS, Gltf, is_int,
+                       is_number, opened_document, quiet)
 
 R = ImportReason
 NONE = 0xFFFFFFFF
@@ -77,6 +78,7 @@ def node_skin(doc, node) -> int:
     return doc.nodes[node].skin
 
 
+@quiet
 def morph_weights(doc, node, out=None, capacity: int | None = None):
     """maniGltf_GetMorphWeights: (weights, count). The node's weights, else its mesh's, else
     zeros; into `out` (float32) when given, CapacityError (with .count) when it is short

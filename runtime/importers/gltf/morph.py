@@ -16,7 +16,7 @@ from ...deform.morph_build import (MorphAttribute, MorphChannelSource, MorphSour
 from ..common import ImportFormatError, ImportReason
 from . import space
 from .clip import target_names
-from .document import GltfOptions, opened_document
+from .document import GltfOptions, opened_document, quiet
 from .mesh import primitive
 from .skin import build_reason
 
@@ -41,6 +41,7 @@ def _semantic(name: str):
     return _NAMES[m.group(2)], int(m.group(3))
 
 
+@quiet
 def morph_source(doc, mesh, prim, options) -> MorphSource:
     doc = opened_document(doc)
     obj = primitive(doc, mesh, prim)

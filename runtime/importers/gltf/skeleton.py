@@ -11,7 +11,7 @@ from ...core.limits import NO_BONE
 from ...pose.skeleton import BoneSource, SkeletonSource, build_skeleton
 from ..common import ImportFormatError, ImportReason
 from . import space
-from .document import Gltf, GltfOptions, opened_document
+from .document import Gltf, GltfOptions, opened_document, quiet
 
 __all__ = ["skeleton_source", "node_skeleton_source", "build_gltf_skeleton",
            "build_gltf_node_skeleton", "skeleton_placement"]
@@ -73,6 +73,7 @@ def _source(doc: Gltf, nodes: list[int], options: GltfOptions, what: str) -> Ske
     return SkeletonSource(bones)
 
 
+@quiet
 def skeleton_source(doc, skeleton, options) -> SkeletonSource:
     """The source of a skin group's skeleton (bones in node order; the build sorts them
     depth-first)."""
@@ -81,6 +82,7 @@ def skeleton_source(doc, skeleton, options) -> SkeletonSource:
     return _source(doc, nodes, options, f"skeleton {skeleton}")
 
 
+@quiet
 def node_skeleton_source(doc, node, options) -> SkeletonSource:
     """The source of a node's subtree as a skeleton, for rigid hierarchies."""
     doc, options = opened_document(doc), _options(options)
@@ -122,6 +124,7 @@ def build_gltf_node_skeleton(builder, doc, node, options) -> bytes:
     return _build(builder, source, _subtree(doc, node))
 
 
+@quiet
 def skeleton_placement(doc, skeleton, options) -> np.ndarray:
     """maniGltf_GetSkeletonPlacement: (3, 4) float32, the nodes above the root composed
     and the basis change applied; identity when the options fold it."""

@@ -15,7 +15,7 @@ from ...deform.skin import Skin, SkinSource, build_skin
 from ...pose.skeleton import opened
 from ..common import ImportFormatError, ImportReason
 from . import space
-from .document import Gltf, GltfOptions, opened_document
+from .document import Gltf, GltfOptions, opened_document, quiet
 from .mesh import primitive, primitive_attributes
 
 R = ImportReason
@@ -35,6 +35,7 @@ def build_reason(e: ManiError, what: str) -> ImportFormatError:
     return ImportFormatError(f"{what}: the builder refuses it: {e}", R.Build, item=int(e.reason))
 
 
+@quiet
 def skin_source(doc, skin, skeleton, options) -> SkinSource:
     """maniBuildGltfSkin's source: each joint's bone by its bone name (Bone for a joint the
     skeleton lacks, item the joint), the inverse binds (MAT4 floats, one a joint; identity
@@ -84,6 +85,7 @@ def build_gltf_skin(builder, doc, skin, skeleton, options) -> bytes:
         raise build_reason(e, f"skin {skin}") from None
 
 
+@quiet
 def influence_source(doc, mesh, prim, skin) -> InfluenceSource:
     """maniBuildGltfInfluences' source: every JOINTS_n/WEIGHTS_n pair side by side (zero
     weights dropped at build)."""

@@ -15,7 +15,7 @@ from ...physics.spring_build import (ColliderShape, ColliderSource, JointSource,
 from ...pose.skeleton import opened
 from ..common import ImportFormatError, ImportReason
 from . import space
-from .document import GltfOptions, is_int, is_number, opened_document
+from .document import GltfOptions, is_int, is_number, opened_document, quiet
 
 R = ImportReason
 EXTENSION = "VRMC_springBone"
@@ -134,6 +134,7 @@ class _Reader:
         return SpringSource(raw, joints, list(chosen), center)
 
 
+@quiet
 def read_springs(doc, skeleton, options) -> SpringSetSource:
     """maniGltf_ReadSprings: the set source (empty without the extension), kept on the
     document until the next call or its close."""
