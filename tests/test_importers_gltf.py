@@ -436,3 +436,32 @@ def test_meshopt_fallback_buffers_are_never_read():
     assert capi.maniGltf_GetBufferUri(doc, 2) is None
     with pytest.raises(rt.InvalidError):
         capi.maniGltf_SupplyBuffer(doc, 2, bytes(8))
+
+
+def test_draco_influences_equal_the_plain_ones():
+    """The rig's primitive Draco-compressed (joints and weights as generic attributes):
+    its influences as the plain primitive's."""
+    DracoPy = pytest.importorskip("DracoPy")
+    d = rig()
+    plain = open_gltf(rt.Builder(), d.json_bytes())
+    sk = rt.Skeleton.open(_built(capi.maniBuildGltfSkeleton, plain, 0, GltfOptions()))
+    skin = Skin(_built(capi.maniBuildGltfSkin, plain, 0, sk, GltfOptions()))
+    want = Influences(_built(capi.maniBuildGltfInfluences, plain, 0, 0, skin))
+    stream = DracoPy.encode(np.array([[0, 0, 0], [0, 1, 0], [0, 2, 0.5]], np.float32),
+                            faces=np.array([[0, 1, 2]], np.uint32), preserve_order=True,
+                            generic_attributes={
+                                0: np.array([[0, 1, 0, 0], [1, 2, 0, 0], [2, 0, 0, 0]], np.uint8),
+                                1: np.array([[0.5, 0.5, 0, 0], [0.75, 0.25, 0, 0], [1, 0, 0, 0]],
+                                            np.float32)})
+    view = len(d.j["bufferViews"])
+    d.add(np.frombuffer(stream, np.uint8), "SCALAR", 5121, "u1")
+    for name, uid in (("JOINTS_0", 0), ("WEIGHTS_0", 1), ("POSITION", 2)):
+        a = d.j["accessors"][d.j["meshes"][0]["primitives"][0]["attributes"][name]]
+        a.pop("bufferView")
+    d.j["meshes"][0]["primitives"][0]["extensions"] = {"KHR_draco_mesh_compression": {
+        "bufferView": view, "attributes": {"JOINTS_0": 0, "WEIGHTS_0": 1, "POSITION": 2}}}
+    doc = open_gltf(rt.Builder(), d.json_bytes())
+    got = Influences(_built(capi.maniBuildGltfInfluences, doc, 0, 0, skin))
+    for v in range(3):
+        for s in range(2):
+            assert got.influence(v, s) == want.influence(v, s)
