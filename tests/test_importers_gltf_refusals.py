@@ -573,3 +573,29 @@ def test_accessors_past_what_the_reader_holds():
     d = rig()
     d.j["accessors"][0]["count"] = 2 ** 40
     _refused(R.Accessor, _open, _text(d), item=0)
+
+
+def test_supplied_meshopt_streams_decode_or_leave_the_buffer_unsupplied():
+    path = GLTF / "BoxMeshopt" / "BoxMeshopt.glb"
+    if not path.is_file():
+        pytest.skip(f"{path} is not staged")
+    from runtime.importers.gltf.mesh import primitive_attributes
+    raw = path.read_bytes()
+    n = struct.unpack_from("<I", raw, 12)[0]
+    j = json.loads(raw[20:20 + n])
+    m = struct.unpack_from("<I", raw, 20 + n)[0]
+    blob = raw[20 + n + 8:20 + n + 8 + m]
+    j["buffers"][0]["uri"] = "box.bin"
+    doc = _open(json.dumps(j).encode())
+    assert capi.maniGltf_GetBufferUri(doc, 0) == "box.bin"
+    _refused(R.Pending, primitive_attributes, doc, 0, 0, ["POSITION"], {})
+    stream = j["bufferViews"][1]["extensions"]["EXT_meshopt_compression"]
+    broken = bytearray(blob)
+    broken[stream["byteOffset"]:stream["byteOffset"] + stream["byteLength"]] = \
+        b"\x00" * stream["byteLength"]
+    _refused(R.Data, capi.maniGltf_SupplyBuffer, doc, 0, bytes(broken), item=1,
+             offset=stream["byteOffset"])
+    for name in ("NORMAL", "POSITION"):     # still unsupplied, view 0 (decoded first) too
+        _refused(R.Pending, primitive_attributes, doc, 0, 0, [name], {})
+    capi.maniGltf_SupplyBuffer(doc, 0, blob)
+    assert primitive_attributes(doc, 0, 0, ["POSITION"], {})["POSITION"].shape == (24, 3)

@@ -224,11 +224,14 @@ class Gltf:
             raise fail(f"buffer {buffer}: {view.nbytes} bytes of its byteLength {need}",
                        R.Buffer, view.nbytes, buffer)
         before = self.buffers[buffer]
+        pending = [v for v in self.views if v.meshopt is not None and v.decoded is None]
         self.buffers[buffer] = view[:need]
         try:
             self._decode_views()
-        except BaseException:
+        except BaseException:       # left unsupplied: nothing of it decoded either
             self.buffers[buffer] = before
+            for v in pending:
+                v.decoded = None
             raise
 
     def _decode_views(self) -> None:
