@@ -252,6 +252,13 @@ def test_compressed_boxes_decode_to_the_box(name):
     pairs = {(tuple(np.round(p, 4) + 0.0), tuple(np.round(n, 4) + 0.0))
              for p, n in zip(points, normals)}
     assert len(BOX) == 24 and pairs == BOX
+    indices = ref.j["meshes"][ref.nodes[node]["mesh"]]["primitives"][0]["indices"]
+    if ref.j["accessors"][indices].get("bufferView") is not None:      # meshopt's TRIANGLES
+        faces = doc.read(indices, "indices", 0, 0, integer=True).reshape(-1, 3)
+        assert faces.shape == (12, 3) and set(faces.reshape(-1).tolist()) == set(range(24))
+        corners = np.round(points[faces], 4)        # each triangle on one side of the box
+        assert all((np.abs(c[:, k]) == 0.5).all() and np.ptp(c[:, k]) == 0
+                   for c in corners for k in [np.flatnonzero(np.ptp(c, axis=0) == 0)[0]])
 
 
 # ---- names ----------------------------------------------------------------------------------
