@@ -63,7 +63,9 @@ class Battler:
     matrix, flash, visible) and what the battle asks of it."""
 
     def __init__(self, species: pack.Species, position, yaw: float, *, pose_path: str = "runtime",
-                 blend: str = "inertialize"):
+                 blend: str = "inertialize", secondary: bool = True):
+        """`secondary` False leaves the runtime path the graph's pose alone (no feet,
+        look-at or springs): what it is compared with the Stadium path as."""
         if pose_path not in POSE_PATHS:
             raise ValueError(f"pose path is one of {POSE_PATHS}, not {pose_path!r}")
         self.species = species
@@ -83,7 +85,7 @@ class Battler:
         self.steps = 0
         self.matrix = np.zeros((4, 4), np.float32)   # GL byte order: the transpose
         self._place()
-        rig = secondary_rig(self.rts)
+        rig = secondary_rig(self.rts) if secondary else None
         self.secondary = (SecondaryMotion(rig, self.position, self.yaw, species.root_scale)
                           if rig is not None else None)
         self.look_target = None                  # the opponent's head in the world, or None
@@ -220,7 +222,9 @@ class Battler:
         self.instance.evaluate(pose)
         pose.compute_model(self.rts.skeleton)
         if self.secondary is not None:
-            self.secondary.apply(pose, self._dt, role, self.look_target, advance)
+            # a held faint holds: its springs stay where they came to rest
+            held = role == "faint" and playhead >= clip.clip.duration
+            self.secondary.apply(pose, self._dt, role, self.look_target, advance and not held)
         self.rig.set_chains(*self.rts.chains(pose), self.rig.shown_frame(clip.anim, frame, clip.wrap))
 
     def release(self) -> None:

@@ -261,9 +261,7 @@ class SecondaryMotion:
             if advance:
                 goal = LOOK_WEIGHT.get(role, 0.0) if target is not None else 0.0
                 self.look_level = _toward(self.look_level, goal, 1.0 / LOOK_FADE, dt)
-            weight = self.look_weight if sw.look else 0.0
             out = self.readout
-            out.look_weight = weight
             if changed:
                 pose.compute_model(sk)
                 changed = False
@@ -271,16 +269,20 @@ class SecondaryMotion:
                 m = pose.model[bones[-1]]
                 out.look_origins[k] = m[:, 3]
                 np.dot(m[:, :3], self._forwards[k], out=out.look_forwards[k])
+            weight = 0.0
             if target is not None:
                 g = self.to_model(target, self._goal)
-                self.readout.look_goal[:] = g
+                out.look_goal[:] = g
+                if sw.look:
+                    weight = self.look_weight * self._in_reach(g)
                 if weight > 0.0:
                     goal3 = (float(g[0]), float(g[1]), float(g[2]))
                     for k, solve in enumerate(self._aims):
                         solve.goal = goal3
                         solve.weight = weight
-                        self.readout.look_reached[k] = rt.solve_aim(pose, sk, solve)
+                        out.look_reached[k] = rt.solve_aim(pose, sk, solve)
                     changed = True
+            out.look_weight = weight
         if self.springs is not None and sw.springs:
             if changed:
                 pose.compute_model(sk)
@@ -292,6 +294,20 @@ class SecondaryMotion:
                 changed = True
         if changed or not pose.is_model_current:
             pose.compute_model(sk)
+
+    def _in_reach(self, goal: np.ndarray) -> float:
+        """1 while the goal lies within the first look chain's cone of where the animation
+        points it, fading to 0 at twice the cone: a goal swinging behind (a spin, a turn
+        away) lets go smoothly instead of flipping from one edge of the cone to the other."""
+        out = self.readout
+        d = goal - out.look_origins[0]
+        f = out.look_forwards[0]
+        norm = math.sqrt(float(d @ d) * float(f @ f))
+        if not norm > 0.0:
+            return 0.0
+        angle = math.acos(max(-1.0, min(1.0, float(d @ f) / norm)))
+        cone = self.rig.looks[0][3]
+        return 1.0 - _smoothstep((angle - cone) / cone)
 
     def _plant(self, pose: rt.Pose, dt: float, advance: bool, on: bool) -> bool:
         rig = self.rig
