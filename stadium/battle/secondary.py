@@ -249,51 +249,54 @@ class SecondaryMotion:
         return _smoothstep(self.look_level)
 
     def apply(self, pose: rt.Pose, dt: float, role: str, target, advance: bool = True) -> None:
-        """Feet, look-at and springs on `pose` (the graph's evaluation, model current);
+        """Look-at, feet and springs on `pose` (the graph's evaluation, model current);
         leaves the model current. `target` is the opponent's head in the world (None:
-        nobody to look at)."""
-        sk = self.skeleton
+        nobody to look at).
+
+        Every solver composes the frames it needs from the locals, so the model is
+        composed once, at the end: the look and the feet both read the evaluation's model
+        (the look turns no leg, and the feet turn no bone of a look chain; the pelvis
+        drop, a few millimetres, moves the head after it has aimed), the springs read
+        the locals the solvers wrote."""
         sw = self.switches
         changed = False
+        if self._aims:
+            changed |= self._look(pose, dt, role, target, advance)
         if self._legs:
             changed |= self._plant(pose, dt, advance and dt > 0, sw.feet)
-        if self._aims:
-            if advance:
-                goal = LOOK_WEIGHT.get(role, 0.0) if target is not None else 0.0
-                self.look_level = _toward(self.look_level, goal, 1.0 / LOOK_FADE, dt)
-            out = self.readout
-            if changed:
-                pose.compute_model(sk)
-                changed = False
-            for k, (bones, *_) in enumerate(self.rig.looks):
-                m = pose.model[bones[-1]]
-                out.look_origins[k] = m[:, 3]
-                np.dot(m[:, :3], self._forwards[k], out=out.look_forwards[k])
-            weight = 0.0
-            if target is not None:
-                g = self.to_model(target, self._goal)
-                out.look_goal[:] = g
-                if sw.look:
-                    weight = self.look_weight * self._in_reach(g)
-                if weight > 0.0:
-                    goal3 = (float(g[0]), float(g[1]), float(g[2]))
-                    for k, solve in enumerate(self._aims):
-                        solve.goal = goal3
-                        solve.weight = weight
-                        out.look_reached[k] = rt.solve_aim(pose, sk, solve)
-                    changed = True
-            out.look_weight = weight
         if self.springs is not None and sw.springs:
-            if changed:
-                pose.compute_model(sk)
-                changed = False
             if advance and not sw.paused:
                 self.readout.steps = self.springs.step(pose, self.placement, None, dt)
             if self.springs.has_motion:
                 self.springs.apply(pose)
                 changed = True
         if changed or not pose.is_model_current:
-            pose.compute_model(sk)
+            pose.compute_model(self.skeleton)
+
+    def _look(self, pose: rt.Pose, dt: float, role: str, target, advance: bool) -> bool:
+        if advance:
+            goal = LOOK_WEIGHT.get(role, 0.0) if target is not None else 0.0
+            self.look_level = _toward(self.look_level, goal, 1.0 / LOOK_FADE, dt)
+        out = self.readout
+        for k, (bones, *_) in enumerate(self.rig.looks):
+            m = pose.model[bones[-1]]
+            out.look_origins[k] = m[:, 3]
+            np.dot(m[:, :3], self._forwards[k], out=out.look_forwards[k])
+        out.look_weight = 0.0
+        if target is None:
+            return False
+        g = self.to_model(target, self._goal)
+        out.look_goal[:] = g
+        weight = self.look_weight * self._in_reach(g) if self.switches.look else 0.0
+        out.look_weight = weight
+        if not weight > 0.0:
+            return False
+        goal3 = (float(g[0]), float(g[1]), float(g[2]))
+        for k, solve in enumerate(self._aims):
+            solve.goal = goal3
+            solve.weight = weight
+            out.look_reached[k] = rt.solve_aim(pose, self.skeleton, solve)
+        return True
 
     def _in_reach(self, goal: np.ndarray) -> float:
         """1 while the goal lies within the first look chain's cone of where the animation
