@@ -36,8 +36,9 @@ SECONDARY = Secondary(
     looks=(Look(("chest", "neck", "head"), shares=(0.2, 0.3, 0.5), cone=55.0),),
     legs=(Leg("thighL", "shinL", "footL"), Leg("thighR", "shinR", "footR")),
     pelvis="hips",
-    chains=(Chain("tail", ("tail1", "tail2", "tail3", "tail4", "flame"), stiffness=0.5,
-                  gravity=0.15, drag=0.3, radius=0.12),),
+    # the tail holds its curl up (a flame burns upright): stiff, and no weight to droop
+    chains=(Chain("tail", ("tail1", "tail2", "tail3", "tail4", "flame"), stiffness=1.2,
+                  gravity=0.0, drag=0.3, radius=0.12),),
     colliders=(Collider("hips", (0.0, 0.05, 0.05), 0.32), Collider("spine", (0.0, 0.3, 0.0), 0.3)),
 )
 
