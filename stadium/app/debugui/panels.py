@@ -20,7 +20,9 @@
 The layout is made for BASE_SCREEN and scaled down, text and all, to fit a smaller one.
 
 Everything here is debug state: it is applied only while the debugger is open (closing
-it leaves the battle to render exactly as it would have), and looking never changes the
+it leaves the battle to render exactly as it would have; the IK and springs switches are
+the one exception, by design: while one is off the secondary motion moves on without it,
+and closing the debugger switches them all back on), and looking never changes the
 battle (a scrubbed playhead or another pose path is shown by re-posing the step, not by
 playing it; see stadium.battle.battler.Battler.present).
 """
