@@ -131,15 +131,14 @@ class Battler:
         role, playhead, _ = self.state()
         return role == "faint" and playhead >= self.rts.clip("faint").duration
 
-    def head_world(self) -> np.ndarray:
+    def head_world(self) -> tuple[float, float, float]:
         """Where an opponent looks: this battler's head (its first look chain's last bone)
         as last drawn, in the world; without a look chain, three quarters up its body."""
         sec = self.secondary
-        height = self.species.height
         if sec is None or not sec.rig.looks:
-            return self.position + np.array([0.0, 0.75 * height, 0.0])
-        bone = sec.rig.resolved.looks[0][0][-1]
-        return sec.to_world(self.rig.pivot[bone, :, 3])
+            x, y, z = self.position.tolist()
+            return x, y + 0.75 * self.species.height, z
+        return sec.point_to_world(self.rig.pivot[sec.rig.resolved.looks[0][0][-1], :, 3].tolist())
 
     def strike_flash(self) -> None:
         self.flash_time = 0.0
@@ -252,7 +251,7 @@ class Battler:
         self._anchor_before = state["anchor_before"]
         self._anchor_after = state["anchor_after"]
         target = state.get("look_target")
-        self.look_target = None if target is None else np.asarray(target, float)
+        self.look_target = None if target is None else tuple(float(v) for v in target)
         if self.secondary is not None and state.get("secondary") is not None:
             self.secondary.restore(state["secondary"])
         # the rig holds no pose yet: show the saved step again (no time passes)

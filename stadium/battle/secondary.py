@@ -196,16 +196,16 @@ class SecondaryMotion:
         self.readout = Readout(np.zeros(3), np.zeros((looks, 3)), np.zeros((looks, 3)), 0.0,
                                [False] * looks, np.zeros((legs, 3)), np.zeros(legs),
                                np.zeros(legs, bool))
-        self._forwards = np.array([f for _, f, _, _, _ in rig.looks], float).reshape(looks, 3)
+        self._forwards = [f for _, f, _, _, _ in rig.looks]
         self._aims = [rt.AimSolve(bones, (0.0, 0.0, 1.0), forward, up, cone=cone, shares=shares)
                       for bones, forward, up, cone, shares in rig.looks]
         self._legs = [rt.TwoBoneSolve(a, b, c, (0.0, 0.0, 0.0), pole, hinge)
                       for a, b, c, pole, _, _, hinge in rig.legs]
         self._feet = np.zeros((legs, 3))
-        self._goal = np.zeros(3)
         self._yaw = float(yaw)
         self._cos, self._sin = math.cos(yaw), math.sin(yaw)
         self._position = np.asarray(position, float).copy()
+        self._origin = tuple(float(v) for v in self._position)
         self._scale = float(scale) if scale > 0 else 1.0
         self.placement = np.array([*self._position, 0.0, math.sin(yaw / 2), 0.0,
                                    math.cos(yaw / 2), self._scale, self._scale, self._scale])
@@ -214,15 +214,21 @@ class SecondaryMotion:
 
     # ------------------------------------------------------------ placement
 
-    def to_model(self, world, out: np.ndarray) -> np.ndarray:
+    def to_model(self, world) -> tuple[float, float, float]:
         """A world point in the creature's model space (the battler's placement undone)."""
-        dx = (world[0] - self._position[0]) / self._scale
-        dy = (world[1] - self._position[1]) / self._scale
-        dz = (world[2] - self._position[2]) / self._scale
-        out[0] = self._cos * dx - self._sin * dz
-        out[1] = dy
-        out[2] = self._sin * dx + self._cos * dz
-        return out
+        x, y, z = world
+        px, py, pz = self._origin
+        k = self._scale
+        dx, dy, dz = (x - px) / k, (y - py) / k, (z - pz) / k
+        return self._cos * dx - self._sin * dz, dy, self._sin * dx + self._cos * dz
+
+    def point_to_world(self, point) -> tuple[float, float, float]:
+        """One model point in the world, as plain numbers (to_world's, for one)."""
+        x, y, z = point
+        k = self._scale
+        px, py, pz = self._origin
+        return (k * (self._cos * x + self._sin * z) + px, k * y + py,
+                k * (self._cos * z - self._sin * x) + pz)
 
     def to_world(self, model: np.ndarray) -> np.ndarray:
         """Model points (..., 3) in the world."""
@@ -279,36 +285,37 @@ class SecondaryMotion:
             self.look_level = _toward(self.look_level, goal, 1.0 / LOOK_FADE, dt)
         out = self.readout
         for k, (bones, *_) in enumerate(self.rig.looks):
-            m = pose.model[bones[-1]]
-            out.look_origins[k] = m[:, 3]
-            np.dot(m[:, :3], self._forwards[k], out=out.look_forwards[k])
+            (a, b, c, x), (d, e, f, y), (g, h, i, z) = pose.model[bones[-1]].tolist()
+            u, v, w = self._forwards[k]
+            out.look_origins[k] = x, y, z
+            out.look_forwards[k] = a * u + b * v + c * w, d * u + e * v + f * w, g * u + h * v + i * w
         out.look_weight = 0.0
         if target is None:
             return False
-        g = self.to_model(target, self._goal)
-        out.look_goal[:] = g
-        weight = self.look_weight * self._in_reach(g) if self.switches.look else 0.0
+        goal = self.to_model(target)
+        out.look_goal[:] = goal
+        weight = self.look_weight * self._in_reach(goal) if self.switches.look else 0.0
         out.look_weight = weight
         if not weight > 0.0:
             return False
-        goal3 = (float(g[0]), float(g[1]), float(g[2]))
         for k, solve in enumerate(self._aims):
-            solve.goal = goal3
+            solve.goal = goal
             solve.weight = weight
             out.look_reached[k] = rt.solve_aim(pose, self.skeleton, solve)
         return True
 
-    def _in_reach(self, goal: np.ndarray) -> float:
+    def _in_reach(self, goal) -> float:
         """1 while the goal lies within the first look chain's cone of where the animation
         points it, fading to 0 at twice the cone: a goal swinging behind (a spin, a turn
         away) lets go smoothly instead of flipping from one edge of the cone to the other."""
         out = self.readout
-        d = goal - out.look_origins[0]
-        f = out.look_forwards[0]
-        norm = math.sqrt(float(d @ d) * float(f @ f))
+        ox, oy, oz = out.look_origins[0].tolist()
+        fx, fy, fz = out.look_forwards[0].tolist()
+        dx, dy, dz = goal[0] - ox, goal[1] - oy, goal[2] - oz
+        norm = math.sqrt((dx * dx + dy * dy + dz * dz) * (fx * fx + fy * fy + fz * fz))
         if not norm > 0.0:
             return 0.0
-        angle = math.acos(max(-1.0, min(1.0, float(d @ f) / norm)))
+        angle = math.acos(max(-1.0, min(1.0, (dx * fx + dy * fy + dz * fz) / norm)))
         cone = self.rig.looks[0][3]
         return 1.0 - _smoothstep((angle - cone) / cone)
 
