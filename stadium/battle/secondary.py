@@ -201,7 +201,6 @@ class SecondaryMotion:
                       for bones, forward, up, cone, shares in rig.looks]
         self._legs = [rt.TwoBoneSolve(a, b, c, (0.0, 0.0, 0.0), pole, hinge)
                       for a, b, c, pole, _, _, hinge in rig.legs]
-        self._feet = np.zeros((legs, 3))
         self._yaw = float(yaw)
         self._cos, self._sin = math.cos(yaw), math.sin(yaw)
         self._position = np.asarray(position, float).copy()
@@ -322,67 +321,69 @@ class SecondaryMotion:
     def _plant(self, pose: rt.Pose, dt: float, advance: bool, on: bool) -> bool:
         rig = self.rig
         model = pose.model
-        feet = self._feet
-        for k, (_, _, end, *_) in enumerate(rig.legs):
-            feet[k] = model[end, :, 3]
+        out = self.readout
+        feet = [model[end, :, 3].tolist() for _, _, end, *_ in rig.legs]
         if advance:
             height = rig.height
             for k, (_, _, _, _, sole, _, _) in enumerate(rig.legs):
-                above = (feet[k, 1] - sole) / (CONTACT_HEIGHT * height)
+                x, y, z = feet[k]
+                above = (y - sole) / (CONTACT_HEIGHT * height)
+                speed = 0.0
                 if self.has_last:
-                    speed = float(np.linalg.norm(feet[k] - self.last_feet[k])) / dt / height
-                else:
-                    speed = 0.0
+                    lx, ly, lz = self.last_feet[k].tolist()
+                    speed = math.sqrt((x - lx) ** 2 + (y - ly) ** 2 + (z - lz) ** 2) / dt / height
                 goal = (1.0 - _smoothstep(above - 1.0 if above > 1.0 else 0.0)) * \
                     (1.0 - _smoothstep(speed / CONTACT_SPEED - 1.0))
                 if self.locked[k]:
-                    dx = feet[k, 0] - self.locks[k, 0]
-                    dz = feet[k, 2] - self.locks[k, 2]
-                    if math.sqrt(dx * dx + dz * dz) > CONTACT_STRETCH * height:
+                    px, _, pz = self.locks[k].tolist()
+                    if math.sqrt((x - px) ** 2 + (z - pz) ** 2) > CONTACT_STRETCH * height:
                         goal = 0.0          # the body has moved on: lift the foot
                 goal = 1.0 if goal >= 0.5 else 0.0
-                self.contact_level[k] = _toward(self.contact_level[k], goal, 1.0 / CONTACT_FADE, dt)
-                if self.contact_level[k] <= 0.0:
+                level = _toward(float(self.contact_level[k]), goal, 1.0 / CONTACT_FADE, dt)
+                self.contact_level[k] = level
+                if level <= 0.0:
                     self.locked[k] = False
                 elif not self.locked[k]:
                     self.locked[k] = True
-                    self.locks[k] = feet[k]
-                    self.locks[k, 1] = sole
-            self.last_feet[:] = feet
+                    self.locks[k] = x, sole, z
+                self.last_feet[k] = x, y, z
             self.has_last = True
-        out = self.readout
         out.contact[:] = 0.0
         out.pelvis_drop = 0.0
         out.foot_goals[:] = feet
         if not on:
             return False
         drop = 0.0
+        goals = []
         for k, (start, _, _, _, _, reach, _) in enumerate(rig.legs):
-            c = _smoothstep(self.contact_level[k]) if self.locked[k] else 0.0
+            c = _smoothstep(float(self.contact_level[k])) if self.locked[k] else 0.0
             out.contact[k] = c
-            g = out.foot_goals[k]
-            g += c * (self.locks[k] - g)
-            d = float(np.linalg.norm(g - model[start, :, 3])) - reach * REACH_MARGIN
+            (x, y, z), (px, py, pz) = feet[k], self.locks[k].tolist()
+            g = (x + c * (px - x), y + c * (py - y), z + c * (pz - z))
+            goals.append(g)
+            hx, hy, hz = model[start, :, 3].tolist()
+            d = math.sqrt((g[0] - hx) ** 2 + (g[1] - hy) ** 2 + (g[2] - hz) ** 2) - reach * REACH_MARGIN
             if d > 0.0:
                 drop = max(drop, c * d)
+        out.foot_goals[:] = goals
         if not out.contact.any():
             return False
         if drop > 0.0 and rig.pelvis >= 0:
             # lower the pelvis along the model's down, in its parent's frame
-            lower = (model[rig.pelvis_parent, 1, :3] * -drop if rig.pelvis_parent >= 0
-                     else np.array([0.0, -drop, 0.0]))
-            pose.locals[rig.pelvis, 0:3] += lower
+            if rig.pelvis_parent >= 0:
+                pose.locals[rig.pelvis, 0:3] -= drop * model[rig.pelvis_parent, 1, :3]
+            else:
+                pose.locals[rig.pelvis, 1] -= drop
             pose.mark_stale()
             out.pelvis_drop = drop
         sk = self.skeleton
         for k, solve in enumerate(self._legs):
-            c = out.contact[k]
+            c = float(out.contact[k])
             if c <= 0.0:
                 out.foot_reached[k] = False
                 continue
-            g = out.foot_goals[k]
-            solve.goal = (float(g[0]), float(g[1]), float(g[2]))
-            solve.weight = float(c)
+            solve.goal = goals[k]
+            solve.weight = c
             out.foot_reached[k] = rt.solve_two_bone(pose, sk, solve)
         return True
 
