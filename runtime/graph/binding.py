@@ -26,6 +26,7 @@ from .source import ClipLoop, ConditionKind, NodeKind, ParameterType
 from .update.driver import STEP_MAKERS
 from ..core.limits import NO_TRACK
 from ..core.memory import caller_block
+from ..mapping.mirror import MirrorMap
 from ..pose.skeleton import Skeleton
 from ..core.transform import IDENTITY
 
@@ -105,10 +106,15 @@ class GraphBinding:
                     raise _unbound(f"{what} slot {k}: no asset binds it", len(record))
                 record.append(place)
         mirror = NO_TRACK
+        self.mirror_map = None
         if graph.mirror_identity:
-            if getattr(assets.mirror_map, "identity", None) != graph.mirror_identity:
+            m = assets.mirror_map
+            if not isinstance(m, MirrorMap) or not m.is_open or m.identity != graph.mirror_identity:
                 raise _unbound("the graph's mirror map is not among the assets", len(record))
+            if m.skeleton_identity != sk.identity or m.bone_count != sk.bone_count:
+                raise InvalidError("a mirror map of another skeleton")
             mirror = 0
+            self.mirror_map = m
         roots = {c.root_motion_fields[0] for c in clips if c.has_root_motion}
         if len(roots) > 1:
             raise InvalidError(f"clips whose root motion names different bones: {sorted(roots)}")

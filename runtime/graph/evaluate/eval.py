@@ -17,16 +17,21 @@ inertialize node keeps and updates its poses on those bones only.
 """
 from __future__ import annotations
 
+import math
 import threading
 
 import numpy as np
 
-from . import kernels
+from . import kernels, solvers
 from ...core import jit
 from ...core.errors import CapacityError, InvalidError
 from ...core.memory import caller_bytes
+from ..limits import GRAPH_NONE
 from ..source import InertializeMethod, NodeKind
+from ...ik.chain import path_to
+from ...ik.kernels import CCD, FABRIK
 from ...pose.pose import Pose
+from ..solving import chain_limits, solver_bones
 
 class _Lanes:
     """One evaluation's instances, their scalars (lanes, scalars) and slots."""
@@ -52,6 +57,8 @@ class Steps:
         self.local = threading.local()              # each thread's working arrays
         self.output = b.graph.nodes[-1].slot
         self.last = b.layout.nodes[-1]
+        self.where = np.full(b.skeleton.bone_count, -1, dtype=np.int64)   # bone -> its row
+        self.where[bones] = np.arange(bones.size)
         self.nodes = [_MAKE[node.kind](b, self, k, node) for k, node in enumerate(b.graph.nodes)]
 
 
@@ -228,12 +235,68 @@ def _inertialize(b, st, k, node):
     return step
 
 
+def _mirror(b, st, k, node):
+    """The map's table on the rows evaluated: each row's partner as a row."""
+    m = b.mirror_map
+    table = np.array(m._bones[st.rows], dtype=np.int64)
+    table[:, 0] = st.where[table[:, 0]]
+    turns = np.ascontiguousarray(m._turns[st.rows], dtype=np.float64)
+    src = b.graph.nodes[node.inputs[0]].slot
+    base, axis = b.layout.nodes[k], int(m._axis)
+    return lambda e: solvers.mirror_node(e.S, base, e.slots, src, node.slot, table, turns, axis)
+
+
+def _at(b, parameter) -> int:
+    return -1 if parameter == GRAPH_NONE else b.parameter_base + 4 * parameter
+
+
+def _solver(b, st, k, node):
+    """An IK node: its input passed on where the plan holds none of the bones it writes
+    (graph/subset.py's solver_bones), else solved."""
+    d = node.data
+    kind = node.kind
+    src = b.graph.nodes[node.inputs[0]].slot
+    base = b.layout.nodes[k]
+    written, end = solver_bones(b.skeleton, node)
+    if not np.isin(written, st.rows).any():
+        return lambda e: kernels.copy_input(e.S, base, e.slots, src, node.slot)
+    path = path_to(b.skeleton.parents, end)
+    parents = b.skeleton.parents
+    ints = lambda *v: np.array(v, dtype=np.int64)      # noqa: E731
+    if kind == NodeKind.two_bone_ik:
+        constants = np.array([*d.goal, *d.pole, *d.hinge, d.twist, d.soften, d.weight])
+        head = (path, st.where, parents, constants, ints(_at(b, d.goal_parameter), _at(b, d.pole_parameter)),
+                ints(0, 3), ints(3, 3), _at(b, d.weight_parameter), 11)
+        bones = ints(d.start, d.middle, d.end)
+        return lambda e: solvers.two_bone_node(e.S, base, e.slots, src, node.slot, *head, bones)
+    if kind == NodeKind.aim_ik:
+        constants = np.array([*d.goal, *d.forward, *d.up, *d.pole, *d.offset, d.twist,
+                              min(d.cone, math.pi), d.weight])
+        head = (path, st.where, parents, constants, ints(_at(b, d.goal_parameter), _at(b, d.pole_parameter)),
+                ints(0, 9), ints(3, 3), _at(b, d.weight_parameter), 17)
+        bones, shares = ints(*d.bones), np.array(d.shares, dtype=np.float64)
+        return lambda e: solvers.aim_node(e.S, base, e.slots, src, node.slot, *head, bones, shares)
+    size = math.sqrt(sum(v * v for v in d.rotation))
+    constants = np.array([*d.goal, *d.pole, *(v / size for v in d.rotation), d.rotation_weight,
+                          d.tolerance, min(d.step, math.pi), d.weight])
+    rotation_at = _at(b, d.rotation_parameter)
+    head = (path, st.where, parents, constants,
+            ints(_at(b, d.goal_parameter), _at(b, d.pole_parameter), rotation_at), ints(0, 3, 6),
+            ints(3, 3, 4), _at(b, d.weight_parameter), 13)
+    kinds, bones, data = chain_limits(d)
+    tail = (b.skeleton.rests, d.root, d.end, d.iterations, rotation_at, kinds, bones, data,
+            CCD if kind == NodeKind.ccd_ik else FABRIK)
+    return lambda e: solvers.chain_node(e.S, base, e.slots, src, node.slot, *head, *tail)
+
+
 _MAKE = {NodeKind.clip: _clip, NodeKind.blend: _blend, NodeKind.blend_1d: _blend,
          NodeKind.blend_2d_banded: _blend, NodeKind.blend_2d_triangulated: _blend,
          NodeKind.mask: _mask, NodeKind.additive: _additive, NodeKind.select: _select,
          NodeKind.time_scale: _pass_through, NodeKind.seek: _pass_through, NodeKind.state_machine: _machine,
          NodeKind.one_shot: _one_shot, NodeKind.inertialize: _inertialize,
-         NodeKind.pose_parameter: _pose_parameter}
+         NodeKind.pose_parameter: _pose_parameter, NodeKind.mirror: _mirror,
+         NodeKind.two_bone_ik: _solver, NodeKind.aim_ik: _solver, NodeKind.ccd_ik: _solver,
+         NodeKind.fabrik_ik: _solver}
 
 _KERNELS = {NodeKind.clip: kernels.sample_clip, NodeKind.blend: kernels.mix,
             NodeKind.blend_1d: kernels.mix, NodeKind.blend_2d_banded: kernels.mix,
@@ -241,7 +304,9 @@ _KERNELS = {NodeKind.clip: kernels.sample_clip, NodeKind.blend: kernels.mix,
             NodeKind.additive: kernels.additive, NodeKind.select: kernels.select,
             NodeKind.time_scale: kernels.copy_input, NodeKind.seek: kernels.copy_input,
             NodeKind.state_machine: kernels.mix, NodeKind.one_shot: kernels.one_shot,
-            NodeKind.inertialize: kernels.inertialize}
+            NodeKind.inertialize: kernels.inertialize, NodeKind.mirror: solvers.mirror_node,
+            NodeKind.two_bone_ik: solvers.two_bone_node, NodeKind.aim_ik: solvers.aim_node,
+            NodeKind.ccd_ik: solvers.chain_node, NodeKind.fabrik_ik: solvers.chain_node}
 
 
 def compile_evaluation_aside(graph) -> None:

@@ -12,7 +12,7 @@ import numpy as np
 from ...core.jit import kernel
 from ..evaluate.kernels import curve
 from ..limits import GRAPH_NONE, MAX_GRAPH_TIME_FACTOR
-from ..source import NodeKind
+from ..source import PASS_ON_KINDS, NodeKind
 
 WEIGHT, ROOT_WEIGHT, SCALED_WEIGHT, TIME_SCALE, SEEK_TIME = range(5)
 """P's rows: weight, root motion weight, weight times time scale, time scale, and the time a
@@ -499,6 +499,13 @@ def _make_time_scale(b, k, node):
     return lambda S, P, step: _time_scale(S, P, k, base, node.inputs[0], float(d.scale), at)
 
 
+def _make_pass_on(b, k, node):
+    """A mirror or IK node: its input's weight, root motion and time as its own (its work is
+    the evaluation's)."""
+    base = b.layout.nodes[k]
+    return lambda S, P, step: _time_scale(S, P, k, base, node.inputs[0], 1.0, -1)
+
+
 def _make_seek(b, k, node):
     d = node.data
     base = b.layout.nodes[k]
@@ -529,5 +536,6 @@ STEP_MAKERS = {NodeKind.blend: _make_blend, NodeKind.blend_1d: _make_blend_1d,
                NodeKind.blend_2d_banded: _make_banded, NodeKind.blend_2d_triangulated: _make_triangulated,
                NodeKind.mask: _make_mask, NodeKind.additive: _make_additive, NodeKind.select: _make_select,
                NodeKind.time_scale: _make_time_scale, NodeKind.seek: _make_seek,
-               NodeKind.inertialize: _make_inertialize, NodeKind.one_shot: _make_one_shot}
+               NodeKind.inertialize: _make_inertialize, NodeKind.one_shot: _make_one_shot,
+               **{kind: _make_pass_on for kind in PASS_ON_KINDS}}
 """The step makers of the kinds this module decides for (a machine's is update/machine.py's)."""

@@ -1,0 +1,208 @@
+"""Checking the IK nodes (two-bone, aim, CCD, FABRIK) into their file data, as their solvers'
+front doors check a description (runtime/ik), with the build's reasons (graph/build/nodes.py's
+table: `other` the field at fault by its place in the node's dataclass, an aim bone or a
+limit as field << 16 | its place).
+
+The checks only the skeleton can answer (a chain's ancestry and length, a limit's bone on
+the chain, a hinge along its bone) are the solvers' own: their kernels run once on the rest
+pose and their refusal codes are turned into the build's.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from ...core.errors import BuildReason, LimitError
+from ...ik.joints import KINDS as LIMIT_KINDS, LimitKind
+from ...ik.kernels import (CCD, CHAIN_TOO_LONG, FABRIK, HINGE_ALONG_BONE, LIMIT_OFF_CHAIN,
+                           NOT_ANCESTORS, chain)
+from ...ik.limits import MAX_AIM_BONES, MAX_IK_ITERATIONS
+from ...core.limits import NO_BONE
+from .check import finite32, whole
+from ..format import (AXIS_LENGTH, FORWARD_TOLERANCE, MAX_IK_LIMITS, PI32, AimData, ChainData,
+                      LimitData, TwoBoneData)
+from ..source import (AimBone, AimIkNode, CcdIkNode, NodeKind, ParameterType, TwoBoneIkNode,
+                      node_kind)
+from .nodes import _invalid, _items, _parameter, _weight
+from ..solving import chain_limits
+
+VECTOR3 = (ParameterType.vector3,)
+QUATERNION = (ParameterType.quaternion,)
+FLOAT = (ParameterType.float_,)
+
+
+def _fields(cls) -> dict:
+    return {f.name: k for k, f in enumerate(dataclasses.fields(cls))}
+
+
+TWO_BONE, AIM, CHAIN = _fields(TwoBoneIkNode), _fields(AimIkNode), _fields(CcdIkNode)
+
+
+class _Node:
+    """One node's fields read with its refusals."""
+
+    def __init__(self, node, place, ctx, fields):
+        self.node, self.place, self.ctx, self.fields = node, place, ctx, fields
+
+    def bad(self, name, message, reason=BuildReason.Node, item=None):
+        other = self.fields[name] if item is None else self.fields[name] << 16 | item
+        return _invalid(reason, self.place, other, message)
+
+    def bone(self, name, value=None, item=None) -> int:
+        value = getattr(self.node, name) if value is None else value
+        k = whole(value)
+        if k is None or not 0 <= k < self.ctx.skeleton.bone_count:
+            raise self.bad(name, f"{name} {value!r} past the skeleton", item=item)
+        return k
+
+    def vector(self, name, n=3, value=None, item=None) -> tuple:
+        value = getattr(self.node, name) if value is None else value
+        try:
+            out = tuple(finite32(v) for v in value)
+        except TypeError:
+            out = ()
+        if len(out) != n or None in out:
+            raise self.bad(name, f"{name} is not {n} finite numbers", item=item)
+        return out
+
+    def number(self, name, lo=-math.inf, hi=math.inf, value=None, item=None) -> float:
+        value = getattr(self.node, name) if value is None else value
+        v = finite32(value)
+        if v is None or not lo <= v <= hi:
+            raise self.bad(name, f"{name} {value!r} out of range", item=item)
+        return v
+
+    def fraction(self, name) -> float:
+        return _weight(getattr(self.node, name), self.place, self.fields[name])
+
+    def parameter(self, name, types) -> int:
+        return _parameter(self.ctx, getattr(self.node, name), types, self.place, optional=True,
+                          other=self.fields[name])
+
+
+def _ancestor(skeleton, upper: int, lower: int) -> bool:
+    """Whether upper is a strict ancestor of lower."""
+    b = skeleton.parent(lower)
+    while b != NO_BONE:
+        if b == upper:
+            return True
+        b = skeleton.parent(b)
+    return False
+
+
+def solver_data(node, place, ctx):
+    kind = node_kind(node)
+    if kind == NodeKind.two_bone_ik:
+        return _two_bone(_Node(node, place, ctx, TWO_BONE))
+    if kind == NodeKind.aim_ik:
+        return _aim(_Node(node, place, ctx, AIM))
+    return _chain(_Node(node, place, ctx, CHAIN), kind)
+
+
+def _two_bone(r: _Node) -> TwoBoneData:
+    start, middle, end = r.bone("start"), r.bone("middle"), r.bone("end")
+    sk = r.ctx.skeleton
+    if not _ancestor(sk, start, middle):
+        raise r.bad("middle", "start is not an ancestor of middle")
+    if not _ancestor(sk, middle, end):
+        raise r.bad("end", "middle is not an ancestor of end")
+    return TwoBoneData(start, middle, end, r.parameter("goal_parameter", VECTOR3),
+                       r.parameter("pole_parameter", VECTOR3),
+                       r.parameter("weight_parameter", FLOAT), r.vector("goal"), r.vector("pole"),
+                       r.vector("hinge"), r.number("twist"), r.fraction("soften"),
+                       r.fraction("weight"))
+
+
+def _aim(r: _Node) -> AimData:
+    items = _items(r.node.bones, r.place, "bones")
+    if len(items) > MAX_AIM_BONES:
+        raise LimitError(f"node {r.place}: {len(items)} aim bones", reason=BuildReason.Node,
+                         item=r.place, other=AIM["bones"])
+    if not items:
+        raise r.bad("bones", "no aim bones", BuildReason.Count)
+    bones, shares = [], []
+    for k, item in enumerate(items):
+        if not isinstance(item, AimBone):
+            raise r.bad("bones", "an aim bone that is not an AimBone", item=k)
+        bones.append(r.bone("bones", item.bone, k))
+        shares.append(r.number("bones", 0.0, value=item.share, item=k))
+        if k and not _ancestor(r.ctx.skeleton, bones[k - 1], bones[k]):
+            raise r.bad("bones", "aim bones not each an ancestor of the next", item=k)
+    if max(shares) == 0.0:
+        raise r.bad("bones", "every share 0")
+    forward = r.vector("forward")
+    if abs(math.sqrt(sum(v * v for v in forward)) - 1.0) > FORWARD_TOLERANCE:
+        raise r.bad("forward", "forward not of length 1 within a thousandth")
+    return AimData(bones, shares, r.parameter("goal_parameter", VECTOR3),
+                   r.parameter("pole_parameter", VECTOR3), r.parameter("weight_parameter", FLOAT),
+                   r.vector("goal"), forward, r.vector("up"), r.vector("pole"), r.vector("offset"),
+                   r.number("twist"), r.number("cone", 0.0, PI32), r.fraction("weight"))
+
+
+def _chain(r: _Node, kind: NodeKind) -> ChainData:
+    ccd = kind == NodeKind.ccd_ik
+    root, end = r.bone("root"), r.bone("end")
+    iterations = whole(r.node.iterations)
+    if iterations is None or iterations < 1:
+        raise r.bad("iterations", "no iterations")
+    if iterations > MAX_IK_ITERATIONS:
+        raise LimitError(f"node {r.place}: {iterations} iterations", reason=BuildReason.Node,
+                         item=r.place, other=CHAIN["iterations"])
+    given = _items(r.node.limits, r.place, "limits")
+    if len(given) > MAX_IK_LIMITS:
+        raise LimitError(f"node {r.place}: {len(given)} limits", reason=BuildReason.Node,
+                         item=r.place, other=CHAIN["limits"])
+    limits = [_limit(r, m, k) for k, m in enumerate(given)]
+    pole, pole_parameter = r.vector("pole"), r.parameter("pole_parameter", VECTOR3)
+    if ccd and (any(pole) or pole_parameter != 0xFFFFFFFF):
+        raise r.bad("pole" if any(pole) else "pole_parameter", "CCD takes no pole")
+    step = r.number("step", 0.0, PI32)
+    if not ccd and step != 0.0:
+        raise r.bad("step", "FABRIK takes no step bound")
+    rotation = r.vector("rotation", 4)
+    if not any(rotation):
+        raise r.bad("rotation", "an end rotation of length 0")
+    d = ChainData(root, end, r.parameter("goal_parameter", VECTOR3), pole_parameter,
+                  r.parameter("rotation_parameter", QUATERNION),
+                  r.parameter("weight_parameter", FLOAT), iterations, limits, r.vector("goal"),
+                  pole, rotation, r.fraction("rotation_weight"),
+                  r.number("tolerance", 0.0), step, r.fraction("weight"))
+    _chain_on_skeleton(r, d, CCD if ccd else FABRIK)
+    return d
+
+
+def _limit(r: _Node, m, k: int) -> LimitData:
+    kind = LIMIT_KINDS.get(type(m))
+    if kind is None:
+        raise r.bad("limits", "a limit of an unknown kind", item=k)
+    bone = r.bone("limits", m.bone, k)
+    if kind == LimitKind.cone:
+        return LimitData(kind, bone, (0.0, 0.0, 0.0), 0.0,
+                         r.number("limits", 0.0, PI32, m.maximum, k))
+    axis = (0.0, 0.0, 0.0)
+    if kind == LimitKind.hinge:
+        axis = r.vector("limits", 3, m.axis, k)
+        if not math.sqrt(sum(v * v for v in axis)) > AXIS_LENGTH:
+            raise r.bad("limits", "a hinge axis of no length", item=k)
+    low = r.number("limits", -PI32, PI32, m.minimum, k)
+    return LimitData(kind, bone, axis, low, r.number("limits", low, PI32, m.maximum, k))
+
+
+def _chain_on_skeleton(r: _Node, d: ChainData, mode: int) -> None:
+    """The solver's own refusals on the rest pose: root not an ancestor of end, a chain too
+    long, a limit off the chain, a hinge along its bone."""
+    sk = r.ctx.skeleton
+    kinds, bones, data = chain_limits(d)
+    params = np.zeros(14)
+    params[9] = 1.0
+    code = chain(sk.parents, sk.rests, sk.rests.astype(np.float32), d.root, d.end, params, 1,
+                 kinds, bones, data, mode, np.zeros(1, dtype=np.int64))
+    if code == NOT_ANCESTORS:
+        raise r.bad("end", "root is not an ancestor of end")
+    if code == CHAIN_TOO_LONG:
+        raise LimitError(f"node {r.place}: a chain past MAX_IK_CHAIN_BONES",
+                         reason=BuildReason.Node, item=r.place, other=CHAIN["end"])
+    if code in (LIMIT_OFF_CHAIN, HINGE_ALONG_BONE):
+        raise r.bad("limits", "a limit off the chain or a hinge along its bone")
