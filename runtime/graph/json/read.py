@@ -9,6 +9,8 @@ form has.
 """
 from __future__ import annotations
 
+import math
+
 from ...core import args
 from ...core.builder import Builder, enter_build
 from ...core.errors import BuildReason, InvalidError, VersionError
@@ -25,6 +27,9 @@ from ..source import (AdditiveNode, AssetSlotSource, Blend1DNode, Blend2DBandedN
                       SeekNode, SelectNode, SpacePoint, StateMachineNode, SubgraphNode,
                       SyncGroupSource, TimeScaleNode, Transition)
 from ...pose.skeleton import Skeleton
+from ...ik.joints import ConeLimit, HingeLimit, TwistLimit
+from ...ik.limits import AIM_MAX_CONE
+from ..source import AimBone, AimIkNode, CcdIkNode, FabrikIkNode, MirrorNode, TwoBoneIkNode
 
 
 class GraphNamedAssets:
@@ -104,7 +109,18 @@ NODE_MEMBERS = {
                     "halfLifeMax"},
     "poseParameter": {"parameter"},
     "subgraph": {"graph", "parameters"},
+    "mirror": {"input"},
+    "twoBoneIk": {"input", "start", "middle", "end", "goal", "goalParameter", "pole", "poleParameter",
+                  "hinge", "twist", "soften", "weight", "weightParameter"},
+    "aimIk": {"input", "bones", "goal", "goalParameter", "forward", "up", "pole", "poleParameter",
+              "offset", "twist", "cone", "weight", "weightParameter"},
 }
+NODE_MEMBERS["ccdIk"] = NODE_MEMBERS["fabrikIk"] = {
+    "input", "root", "end", "goal", "goalParameter", "limits", "iterations", "tolerance", "step",
+    "pole", "poleParameter", "rotation", "rotationParameter", "rotationWeight", "weight",
+    "weightParameter"}
+LIMIT_MEMBERS = {"hinge": {"kind", "bone", "axis", "min", "max"}, "cone": {"kind", "bone", "max"},
+                 "twist": {"kind", "bone", "min", "max"}}
 
 
 def from_json(v: Value, assets: GraphNamedAssets, top: bool = True) -> GraphSource:
@@ -279,7 +295,72 @@ def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets):
                                o.number("halfLifeMin", _f(0.1)), o.number("halfLifeMax", 1.0))
     if kind == "poseParameter":
         return PoseParameterNode(P.find(o, "parameter"))
+    if kind == "mirror":
+        return MirrorNode(one("input"))
+    if kind in ("twoBoneIk", "aimIk", "ccdIk", "fabrikIk"):
+        return _solver(kind, o, one("input"), P, sk)
     return _subgraph(o, assets)
+
+
+def _bone(o: JsonObject, key: str, sk) -> int:
+    name = o.text(key)
+    bone = sk.find_bone(name) if isinstance(sk, Skeleton) else None
+    if bone is None or bone >= sk.bone_count:
+        raise form_error(GraphForm.name, o.at(key), f"no bone named {name!r}")
+    return bone
+
+
+def _vector(o: JsonObject, key: str, default: tuple) -> tuple:
+    items = o.items(key, None)
+    if items is None:
+        return default
+    if len(items) != len(default) or any(v.kind != "number" for v in items):
+        raise form_error(GraphForm.value, o.at(key), f"{o.what}'s {key!r} is not {len(default)} numbers")
+    return tuple(v.value for v in items)
+
+
+def _solver(kind: str, o: JsonObject, input_: int, P: _Names, sk):
+    """An IK node of the form (graph/json/form.py's off values for what is left out)."""
+    goal = _vector(o, "goal", (0.0, 0.0, 0.0)), P.find(o, "goalParameter", optional=True)
+    pole = _vector(o, "pole", (0.0, 0.0, 0.0)), P.find(o, "poleParameter", optional=True)
+    weight = o.number("weight", 1.0), P.find(o, "weightParameter", optional=True)
+    if kind == "twoBoneIk":
+        return TwoBoneIkNode(input_, _bone(o, "start", sk), _bone(o, "middle", sk), _bone(o, "end", sk),
+                             *goal, *pole, _vector(o, "hinge", (0.0, 0.0, 0.0)), o.number("twist", 0.0),
+                             o.number("soften", 0.0), *weight)
+    if kind == "aimIk":
+        bones = []
+        for v in o.items("bones"):
+            bo = JsonObject(v, {"bone", "share"}, "an aim bone")
+            bones.append(AimBone(_bone(bo, "bone", sk), bo.number("share", 1.0)))
+        return AimIkNode(input_, bones, *goal, _vector(o, "forward", (1.0, 0.0, 0.0)),
+                         _vector(o, "up", (0.0, 1.0, 0.0)), *pole, _vector(o, "offset", (0.0, 0.0, 0.0)),
+                         o.number("twist", 0.0), o.number("cone", AIM_MAX_CONE), *weight)
+    limits = [_limit(v, sk) for v in o.items("limits", [])]
+    cls = CcdIkNode if kind == "ccdIk" else FabrikIkNode
+    return cls(input_, _bone(o, "root", sk), _bone(o, "end", sk), *goal, limits,
+               o.whole("iterations", 16), o.number("tolerance", 1e-4), o.number("step", 0.0), *pole,
+               _vector(o, "rotation", (0.0, 0.0, 0.0, 1.0)), P.find(o, "rotationParameter", optional=True),
+               o.number("rotationWeight", 0.0), *weight)
+
+
+def _limit(v: Value, sk):
+    if v.kind != "object":
+        raise form_error(GraphForm.type, v.offset, "a limit is not an object")
+    kind_v = next((val for key, _, val in v.value if key == "kind"), None)
+    kind_at = next((at for key, at, _ in v.value if key == "kind"), v.offset)
+    if kind_v is None:
+        raise form_error(GraphForm.missing, v.offset, "a limit lacks 'kind'")
+    if kind_v.kind != "string" or kind_v.value not in LIMIT_MEMBERS:
+        raise form_error(GraphForm.value, kind_at, "a limit of no kind the form has")
+    o = JsonObject(v, LIMIT_MEMBERS[kind_v.value], f"a {kind_v.value} limit")
+    bone = _bone(o, "bone", sk)
+    if kind_v.value == "cone":
+        return ConeLimit(bone, o.number("max", math.pi))
+    low, high = o.number("min", -math.pi), o.number("max", math.pi)
+    if kind_v.value == "hinge":
+        return HingeLimit(bone, _vector(o, "axis", (0.0, 0.0, 1.0)), low, high)
+    return TwistLimit(bone, low, high)
 
 
 def _triangles(o: JsonObject):

@@ -11,15 +11,16 @@ from ...pose.skeleton import Skeleton
 from ..build.build import build as build_source
 from ..build.check import parameter_value
 from ..format import f32 as _f
-from .form import (CURVES, ENTRIES, FORM_VERSION, INTERRUPTIONS, KINDS, LOOPS, METHODS, OPS, TYPE_NAMES,
-                   name_text)
+from .form import (CURVES, ENTRIES, FORM_VERSION, INTERRUPTIONS, KINDS, LIMIT_KINDS, LOOPS, METHODS,
+                   OPS, TYPE_NAMES, name_text)
+from ...ik.joints import KINDS as LIMIT_OF
 from ...core.json_text import dump
 from ..source import (AdditiveNode, Blend1DNode, Blend2DBandedNode, Blend2DTriangulatedNode,
                       BlendNode, ClipLoop, ClipNode, CompareOp, Condition, ConditionKind, Curve,
                       EntryMode, GraphSource, InertializeMethod, InertializeNode, Interruption,
                       MaskNode, OneShotNode, ParameterSource, ParameterType, PoseParameterNode,
                       SeekNode, SelectNode, StateMachineNode, SubgraphNode, TimeScaleNode,
-                      Transition)
+                      Transition, MirrorNode, TwoBoneIkNode, AimIkNode, ChainIkNode)
 
 
 def to_json(source: GraphSource, top: bool = True) -> dict:
@@ -152,10 +153,76 @@ def _node_json(n, params, clips, syncs, sk, parameters) -> dict:
         _inertialize_json(out, n, P)
     elif isinstance(n, PoseParameterNode):
         out["parameter"] = P(n.parameter)
+    elif isinstance(n, MirrorNode):
+        out["input"] = int(n.input)
+    elif isinstance(n, (TwoBoneIkNode, AimIkNode, ChainIkNode)):
+        _solver_json(out, n, P, sk)
     elif isinstance(n, SubgraphNode):
         out["graph"] = to_json(n.graph, top=False)
         if n.parameters:
             out["parameters"] = {name_text(k): name_text(v) for k, v in n.parameters.items()}
+    return out
+
+
+def _vec(v) -> list:
+    return [_num(x) for x in v]
+
+
+def _solver_json(out: dict, n, P, sk) -> None:
+    """An IK node's members, off values left out (graph/json/form.py)."""
+    bone = lambda b: sk.bone_name(int(b))       # noqa: E731
+    zero = [0.0, 0.0, 0.0]
+    out["input"] = int(n.input)
+    if isinstance(n, TwoBoneIkNode):
+        out.update(start=bone(n.start), middle=bone(n.middle), end=bone(n.end))
+    elif isinstance(n, AimIkNode):
+        items = []
+        for a in n.bones:
+            item = {"bone": bone(a.bone)}
+            _opt(item, "share", _num(a.share), 1.0)
+            items.append(item)
+        out["bones"] = items
+    else:
+        out.update(root=bone(n.root), end=bone(n.end))
+    _opt(out, "goal", _vec(n.goal), zero)
+    _opt(out, "goalParameter", P(n.goal_parameter), None)
+    if isinstance(n, AimIkNode):
+        _opt(out, "forward", _vec(n.forward), [1.0, 0.0, 0.0])
+        _opt(out, "up", _vec(n.up), [0.0, 1.0, 0.0])
+    if isinstance(n, ChainIkNode):
+        if n.limits:
+            out["limits"] = [_limit_json(m, bone) for m in n.limits]
+        _opt(out, "iterations", int(n.iterations), 16)
+        _opt(out, "tolerance", _num(n.tolerance), _f(1e-4))
+        _opt(out, "step", _num(n.step), 0.0)
+    _opt(out, "pole", _vec(n.pole), zero)
+    _opt(out, "poleParameter", P(n.pole_parameter), None)
+    if isinstance(n, TwoBoneIkNode):
+        _opt(out, "hinge", _vec(n.hinge), zero)
+    if isinstance(n, AimIkNode):
+        _opt(out, "offset", _vec(n.offset), zero)
+    if isinstance(n, ChainIkNode):
+        _opt(out, "rotation", _vec(n.rotation), [0.0, 0.0, 0.0, 1.0])
+        _opt(out, "rotationParameter", P(n.rotation_parameter), None)
+        _opt(out, "rotationWeight", _num(n.rotation_weight), 0.0)
+    else:
+        _opt(out, "twist", _num(n.twist), 0.0)
+    if isinstance(n, TwoBoneIkNode):
+        _opt(out, "soften", _num(n.soften), 0.0)
+    if isinstance(n, AimIkNode):
+        _opt(out, "cone", _num(n.cone), _f(math.pi))
+    _opt(out, "weight", _num(n.weight), 1.0)
+    _opt(out, "weightParameter", P(n.weight_parameter), None)
+
+
+def _limit_json(m, bone) -> dict:
+    kind = LIMIT_KINDS[LIMIT_OF[type(m)]]
+    out = {"kind": kind, "bone": bone(m.bone)}
+    if kind == "hinge":
+        _opt(out, "axis", _vec(m.axis), [0.0, 0.0, 1.0])
+    if kind != "cone":
+        _opt(out, "min", _num(m.minimum), _f(-math.pi))
+    _opt(out, "max", _num(m.maximum), _f(math.pi))
     return out
 
 
