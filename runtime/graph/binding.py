@@ -27,6 +27,8 @@ from .update.driver import STEP_MAKERS
 from ..core.limits import NO_TRACK
 from ..core.memory import caller_block
 from ..mapping.mirror import MirrorMap
+from ..physics.spring import SpringSet
+from .springs import spring_values
 from ..pose.skeleton import Skeleton
 from ..core.transform import IDENTITY
 
@@ -105,6 +107,13 @@ class GraphBinding:
                 if place is None:
                     raise _unbound(f"{what} slot {k}: no asset binds it", len(record))
                 record.append(place)
+        self.spring_sets = []
+        for k, identity in enumerate(graph.spring_set_identities):
+            s = _listed(assets.spring_sets)[record[len(clips) + len(graph.database_identities)
+                                                   + len(graph.model_identities) + k]]
+            if not isinstance(s, SpringSet) or s.bone_count != sk.bone_count:
+                raise InvalidError(f"spring set slot {k}: not an opened spring set of the skeleton")
+            self.spring_sets.append(s)
         mirror = NO_TRACK
         self.mirror_map = None
         if graph.mirror_identity:
@@ -139,7 +148,8 @@ class GraphBinding:
     def _compile(self) -> None:
         g = self.graph
         n = g.bone_count
-        self.layout = layout = Layout(g)
+        self.layout = layout = Layout(g, {k: spring_values(self.spring_sets[node.data.slot])
+                                          for k, node in enumerate(g.nodes) if node.kind == NodeKind.springs})
         self.lo = layout.lo_array.copy()
         self.hi = layout.hi_array.copy()
         self.whole = layout.whole_array

@@ -105,7 +105,7 @@ class Graph:
         if bad.size:
             raise FormatError("mask weight outside 0 to 1", c.offset_of(b"MASK", 4 * int(bad[0])))
         self.masks = masks.copy()
-        facts = Facts([q.type for q in self.parameters], nc, ns, nk, ne, int(bones))
+        facts = Facts([q.type for q in self.parameters], nc, ns, nk, ne, int(bones), int(nsp))
         self.nodes = _nodes(c, n, slots, facts, self.clip_flags, int(mirror))
         c.finish()
         self.data = buf

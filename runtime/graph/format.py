@@ -66,6 +66,9 @@ Node data (NONE = GRAPH_NONE / NO_PARAMETER; f: f32, i: i32, others u32):
                   f tolerance, f step, f weight, then per limit: kind (ik.LimitKind), bone,
                   f axis 3, f low, f high
 
+    springs       spring set slot, position (vector3), rotation (quaternion) and force
+                  (vector3) parameters or NONE, reset trigger or NONE, f force 3
+
 Angles are binary32 and may be pi rounded up (PI32); the evaluation clamps them to pi.
 """
 from __future__ import annotations
@@ -123,7 +126,7 @@ ARITY = {NodeKind.clip: (0, 0), NodeKind.pose_parameter: (0, 0), NodeKind.mask: 
          NodeKind.blend_2d_triangulated: (3, MAX_GRAPH_INPUTS), NodeKind.select: (1, MAX_GRAPH_INPUTS),
          NodeKind.state_machine: (1, MAX_GRAPH_INPUTS), NodeKind.mirror: (1, 1),
          NodeKind.two_bone_ik: (1, 1), NodeKind.aim_ik: (1, 1), NodeKind.ccd_ik: (1, 1),
-         NodeKind.fabrik_ik: (1, 1)}
+         NodeKind.fabrik_ik: (1, 1), NodeKind.springs: (1, 1)}
 
 
 def f32(x: float) -> float:
@@ -308,6 +311,16 @@ class AimData:
 
 
 @dataclass
+class SpringsData:
+    slot: int
+    position_parameter: int
+    rotation_parameter: int
+    force_parameter: int
+    reset: int
+    force: tuple
+
+
+@dataclass
 class LimitData:
     kind: LimitKind
     bone: int
@@ -394,6 +407,9 @@ def encode(kind: NodeKind, d, parameter_types: list) -> list[int]:
         for bone, share in zip(d.bones, d.shares):
             out += [bone, F(share)]
         return out
+    if kind == NodeKind.springs:
+        return [d.slot, d.position_parameter, d.rotation_parameter, d.force_parameter, d.reset] + \
+            [F(v) for v in d.force]
     if kind in (NodeKind.ccd_ik, NodeKind.fabrik_ik):
         out = [d.root, d.end, d.goal_parameter, d.pole_parameter, d.rotation_parameter,
                d.weight_parameter, d.iterations, len(d.limits)]
@@ -416,6 +432,7 @@ class Facts:
     masks: int
     events: int
     bones: int = 0
+    springs: int = 0
 
 
 class _Reader:
@@ -526,6 +543,12 @@ def decode(kind: NodeKind, words: np.ndarray, at: int, inputs: int, facts: Facts
         d = PoseParameterData(r.parameter(facts, (ParameterType.pose,)))
     elif kind == NodeKind.mirror:
         d = MirrorData()
+    elif kind == NodeKind.springs:
+        d = SpringsData(r.index(facts.springs, what="spring set slot"),
+                        r.parameter(facts, VECTOR3_TYPES, True), r.parameter(facts, QUATERNION_TYPES, True),
+                        r.parameter(facts, VECTOR3_TYPES, True),
+                        r.parameter(facts, (ParameterType.trigger,), True),
+                        tuple(r.f(what="force") for _ in range(3)))
     elif kind in SOLVER_KINDS:
         d = _decode_solver(kind, r, facts)
     else:

@@ -39,6 +39,7 @@ class NodeKind(IntEnum):
     aim_ik = 17
     ccd_ik = 18
     fabrik_ik = 19
+    springs = 20
 
 
 class ParameterType(IntEnum):
@@ -479,6 +480,24 @@ class FabrikIkNode(ChainIkNode):
 
 
 @dataclass
+class SpringsNode:
+    """A spring set slot's springs (spring.h) on the input: stepped in the evaluation
+    after each update by the update's delta (the steps due, the rest kept), then applied;
+    the character's placement in the world from a vector3 (position) and a quaternion
+    (rotation) parameter when named (the identity otherwise), an external force (the
+    constant plus a vector3 parameter), and a trigger that resets the springs (a teleport).
+    Its state lives in the instance, saved and restored with it."""
+
+    input: int
+    spring_set: int
+    position_parameter: int | None = None
+    rotation_parameter: int | None = None
+    force: Sequence[float] = (0.0, 0.0, 0.0)
+    force_parameter: int | None = None
+    reset: int | None = None
+
+
+@dataclass
 class SubgraphNode:
     """A whole graph inlined in place of this node. Each of its parameters takes the host's
     parameter named by `parameters` (its name -> the host's), else the host's of its own
@@ -491,7 +510,7 @@ class SubgraphNode:
 Node = Union[ClipNode, BlendNode, Blend1DNode, Blend2DBandedNode, Blend2DTriangulatedNode,
              MaskNode, AdditiveNode, SelectNode, TimeScaleNode, SeekNode, StateMachineNode,
              OneShotNode, InertializeNode, PoseParameterNode, MirrorNode, TwoBoneIkNode,
-             AimIkNode, CcdIkNode, FabrikIkNode, SubgraphNode]
+             AimIkNode, CcdIkNode, FabrikIkNode, SpringsNode, SubgraphNode]
 
 
 @dataclass
@@ -525,11 +544,12 @@ _KIND_OF = {ClipNode: NodeKind.clip, BlendNode: NodeKind.blend, Blend1DNode: Nod
             StateMachineNode: NodeKind.state_machine, OneShotNode: NodeKind.one_shot,
             InertializeNode: NodeKind.inertialize, PoseParameterNode: NodeKind.pose_parameter,
             MirrorNode: NodeKind.mirror, TwoBoneIkNode: NodeKind.two_bone_ik,
-            AimIkNode: NodeKind.aim_ik, CcdIkNode: NodeKind.ccd_ik, FabrikIkNode: NodeKind.fabrik_ik}
+            AimIkNode: NodeKind.aim_ik, CcdIkNode: NodeKind.ccd_ik, FabrikIkNode: NodeKind.fabrik_ik,
+            SpringsNode: NodeKind.springs}
 PASS_ON_KINDS = (NodeKind.mirror, NodeKind.two_bone_ik, NodeKind.aim_ik, NodeKind.ccd_ik,
-                 NodeKind.fabrik_ik)
-"""Kinds of one input that the update passes its weight on to whole (their work is the
-evaluation's)."""
+                 NodeKind.fabrik_ik, NodeKind.springs)
+"""Kinds of one input, a pose, that the update passes its weight on to whole (their work is
+the evaluation's; a springs node's update also counts the time its springs are due)."""
 
 
 def node_inputs(node) -> list[int]:
@@ -545,7 +565,7 @@ def node_inputs(node) -> list[int]:
     if isinstance(node, SelectNode):
         return list(node.inputs)
     if isinstance(node, (TimeScaleNode, SeekNode, InertializeNode, MirrorNode, TwoBoneIkNode,
-                         AimIkNode, ChainIkNode)):
+                         AimIkNode, ChainIkNode, SpringsNode)):
         return [node.input]
     if isinstance(node, StateMachineNode):
         return list(node.states)

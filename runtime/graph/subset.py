@@ -7,8 +7,10 @@ release (clips, blends, spaces, masks, additive layers, selects, time scales, se
 machines, one-shots, inertialization, pose parameters) write each bone from the same bone
 of their inputs, so the fixed point is the ancestors' closure widened by the kinds that
 read other bones: under a mirror node each planned bone's partner, for an IK node writing
-a planned bone its chain (its end's root path: graph/solving.py). An IK node writing no
-planned bone does not run under the plan (it passes its input on). Its memory:
+a planned bone its chain (its end's root path: graph/solving.py), for a springs node writing
+a planned bone its set's joints, colliders' bones and centers (graph/springs.py), each with
+its root path. An IK or springs node writing no planned bone does not run under the plan
+(it passes its input on; a set not stepped). Its memory:
 
     0   u32 magic b"GSUB", u32 bone count, u64 the graph's identity
     16  u32 reserved 0 (four)
@@ -26,6 +28,7 @@ from ..core.limits import NO_BONE
 from ..core.memory import caller_block
 from .format import SOLVER_KINDS
 from .solving import solver_bones
+from .springs import read_bones, written_bones
 from .source import NodeKind
 
 SUBSET_MAGIC = 0x42555347           # "GSUB"
@@ -72,6 +75,9 @@ def planned(binding: GraphBinding, listed) -> np.ndarray:
     kinds = {node.kind for node in binding.graph.nodes}
     partners = binding.mirror_map.partners if NodeKind.mirror in kinds else None
     chains = [solver_bones(sk, node) for node in binding.graph.nodes if node.kind in SOLVER_KINDS]
+    sets = [binding.spring_sets[node.data.slot] for node in binding.graph.nodes
+            if node.kind == NodeKind.springs]
+    springs = [(written_bones(s), read_bones(s)) for s in sets]
     todo = list(listed)
     while todo:
         for bone in todo:
@@ -82,6 +88,7 @@ def planned(binding: GraphBinding, listed) -> np.ndarray:
         if partners is not None:
             todo += [int(p) for p in partners[keep] if not keep[p]]
         todo += [end for written, end in chains if not keep[end] and keep[written].any()]
+        todo += [int(r) for written, read in springs if keep[written].any() for r in read if not keep[r]]
     return np.flatnonzero(keep).astype(np.intp)
 
 

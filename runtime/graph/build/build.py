@@ -68,6 +68,7 @@ class _Graph:
     parameters: list
     clips: list
     syncs: list
+    springs: list = field(default_factory=list)         # its spring set slots -> the host's
     subgraphs: dict = field(default_factory=dict)      # local index -> _Graph
     source_parameters: list = field(default_factory=list)   # its own checked parameters
 
@@ -170,9 +171,10 @@ def _subgraph(node: SubgraphNode, place: int, host: _Graph, top: Lists, skeleton
         syncs.append(top.sync_groups.index(raw))
     _join(top.databases, lists.databases, LIST_DATABASES, BuildReason.Database, place)
     _join(top.models, lists.models, LIST_MODELS, BuildReason.Model, place)
-    _join(top.spring_sets, lists.spring_sets, LIST_SPRING_SETS, BuildReason.SpringSetSlot, place)
+    springs = _join(top.spring_sets, lists.spring_sets, LIST_SPRING_SETS, BuildReason.SpringSetSlot,
+                    place)
     g = _Graph(sub, base, host.depth + 1, place, _items(sub.nodes, place, LIST_NODES),
-               parameters, clips, syncs, source_parameters=lists.parameters)
+               parameters, clips, syncs, springs, source_parameters=lists.parameters)
     return g
 
 
@@ -180,7 +182,8 @@ def _inline(source: GraphSource, skeleton, top: Lists) -> list[_Graph]:
     """Every graph in breadth-first order, each with its places and its lists' mapping."""
     root = _Graph(source, 0, 0, GRAPH_NONE, _items(source.nodes, 0, LIST_NODES),
                   list(range(len(top.parameters))), list(range(len(top.clips))),
-                  list(range(len(top.sync_groups))), source_parameters=top.parameters)
+                  list(range(len(top.sync_groups))), list(range(len(top.spring_sets))),
+                  source_parameters=top.parameters)
     graphs, queue = [], deque([root])
     next_place = filed = len(root.nodes)     # places given; nodes the file will hold
     _node_limit(filed)
@@ -235,7 +238,7 @@ def check(source: GraphSource) -> Built:
     flat = {}               # place -> (kind, input places, data)
     for g in graphs:
         ctx = Context(skeleton, g.parameters, types, g.clips, g.syncs, masks, events,
-                      bool(top.mirror_identity))
+                      bool(top.mirror_identity), g.springs)
         for k, node in enumerate(g.nodes):
             if k in g.subgraphs:
                 continue

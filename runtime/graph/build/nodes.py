@@ -24,6 +24,7 @@ Refusals name the node by its place (item); `other` says what in it:
     Name       a condition's event name (other the transition; LimitError past
                MAX_NAME_BYTES)
     MirrorGraph  a mirror node in a graph without a mirror map (other LIST_NODES)
+    SpringSetSlot  a springs node's slot past the list (other the slot as given)
 
 The IK nodes' refusals name the field at fault in `other` by its place among the node's
 dataclass fields (0 the input, 1 the next, ...), and an aim bone or a limit at fault as
@@ -71,7 +72,8 @@ class Context:
     """What a node is checked against: its graph's parameter, clip slot and sync group
     indices in the host's lists, the skeleton, and the lists the build gathers."""
 
-    def __init__(self, skeleton, parameters, types, clips, syncs, masks, events, mirrored=False):
+    def __init__(self, skeleton, parameters, types, clips, syncs, masks, events, mirrored=False,
+                 springs=()):
         self.skeleton = skeleton
         self.parameters = parameters        # the node's graph's index -> the host's
         self.types = types                  # the host's parameter types
@@ -80,6 +82,7 @@ class Context:
         self.masks = masks                  # gathered mask weights (np.float32 arrays)
         self.events = events                # gathered condition event names (bytes)
         self.mirrored = mirrored            # whether the graph has a mirror map
+        self.springs = springs              # the graph's spring set slots -> the host's
 
 
 def _invalid(reason, place, other, message):
@@ -447,4 +450,4 @@ _CHECKS = {NodeKind.clip: _clip, NodeKind.blend: _blend, NodeKind.blend_1d: _spa
            NodeKind.state_machine: _machine, NodeKind.one_shot: _one_shot,
            NodeKind.inertialize: _inertialize, NodeKind.pose_parameter: _pose_parameter,
            NodeKind.mirror: _mirror, NodeKind.two_bone_ik: _solver, NodeKind.aim_ik: _solver,
-           NodeKind.ccd_ik: _solver, NodeKind.fabrik_ik: _solver}
+           NodeKind.ccd_ik: _solver, NodeKind.fabrik_ik: _solver, NodeKind.springs: _solver}

@@ -22,9 +22,9 @@ from ...ik.limits import MAX_AIM_BONES, MAX_IK_ITERATIONS
 from ...core.limits import NO_BONE
 from .check import finite32, whole
 from ..format import (AXIS_LENGTH, FORWARD_TOLERANCE, MAX_IK_LIMITS, PI32, AimData, ChainData,
-                      LimitData, TwoBoneData)
-from ..source import (AimBone, AimIkNode, CcdIkNode, NodeKind, ParameterType, TwoBoneIkNode,
-                      node_kind)
+                      LimitData, SpringsData, TwoBoneData)
+from ..source import (AimBone, AimIkNode, CcdIkNode, NodeKind, ParameterType, SpringsNode,
+                      TwoBoneIkNode, node_kind)
 from .nodes import _invalid, _items, _parameter, _weight
 from ..solving import chain_limits
 
@@ -38,6 +38,7 @@ def _fields(cls) -> dict:
 
 
 TWO_BONE, AIM, CHAIN = _fields(TwoBoneIkNode), _fields(AimIkNode), _fields(CcdIkNode)
+SPRINGS = _fields(SpringsNode)
 
 
 class _Node:
@@ -94,11 +95,24 @@ def _ancestor(skeleton, upper: int, lower: int) -> bool:
 
 def solver_data(node, place, ctx):
     kind = node_kind(node)
+    if kind == NodeKind.springs:
+        return _springs(_Node(node, place, ctx, SPRINGS))
     if kind == NodeKind.two_bone_ik:
         return _two_bone(_Node(node, place, ctx, TWO_BONE))
     if kind == NodeKind.aim_ik:
         return _aim(_Node(node, place, ctx, AIM))
     return _chain(_Node(node, place, ctx, CHAIN), kind)
+
+
+def _springs(r: _Node) -> SpringsData:
+    slot = whole(r.node.spring_set)
+    if slot is None or not 0 <= slot < len(r.ctx.springs):
+        raise _invalid(BuildReason.SpringSetSlot, r.place, slot & 0xFFFFFFFF if slot is not None
+                       else 0xFFFFFFFF, f"spring set slot {r.node.spring_set!r} past the list")
+    return SpringsData(r.ctx.springs[slot], r.parameter("position_parameter", VECTOR3),
+                       r.parameter("rotation_parameter", QUATERNION),
+                       r.parameter("force_parameter", VECTOR3),
+                       r.parameter("reset", (ParameterType.trigger,)), r.vector("force"))
 
 
 def _two_bone(r: _Node) -> TwoBoneData:

@@ -32,6 +32,8 @@ from ...ik.chain import path_to
 from ...ik.kernels import CCD, FABRIK
 from ...pose.pose import Pose
 from ..solving import chain_limits, solver_bones
+from ..springs import spring_values, written_bones
+from ...physics.spring import SPRING_MAX_STEPS
 
 class _Lanes:
     """One evaluation's instances, their scalars (lanes, scalars) and slots."""
@@ -289,6 +291,33 @@ def _solver(b, st, k, node):
     return lambda e: solvers.chain_node(e.S, base, e.slots, src, node.slot, *head, *tail)
 
 
+def _springs(b, st, k, node):
+    """A springs node: its input passed on where the plan holds none of its joints (its set
+    not stepped), else stepped and applied."""
+    d = node.data
+    s = b.spring_sets[d.slot]
+    src = b.graph.nodes[node.inputs[0]].slot
+    base = b.layout.nodes[k]
+    if not np.isin(written_bones(s), st.rows).any():
+        return lambda e: kernels.copy_input(e.S, base, e.slots, src, node.slot)
+    ats = np.array([_at(b, d.position_parameter), _at(b, d.rotation_parameter),
+                    _at(b, d.force_parameter)], dtype=np.int64)
+    rows = np.asarray(st.rows, dtype=np.int64)
+    sk = b.skeleton
+    first, last = base + 2, base + 3 + spring_values(s)
+    args = (rows, b.rests, sk.parents, base + 3, ats, np.array(d.force, dtype=np.float64),
+            float(s.step_rate), SPRING_MAX_STEPS, s.springs, s.joint_bones, s.joint_values,
+            s.limit_kinds, s.limit_values, s.collider_kinds, s.collider_bones, s.collider_values,
+            s.links, int(s.collider_reach))
+
+    def step(e):
+        solvers.springs_node(e.S, base, e.slots, src, node.slot, *args)
+        if not e.own:           # what it keeps, into the instances' own scalars
+            for lane, inst in enumerate(e.insts):
+                inst.scalars[first:last] = e.S[lane, first:last]
+    return step
+
+
 _MAKE = {NodeKind.clip: _clip, NodeKind.blend: _blend, NodeKind.blend_1d: _blend,
          NodeKind.blend_2d_banded: _blend, NodeKind.blend_2d_triangulated: _blend,
          NodeKind.mask: _mask, NodeKind.additive: _additive, NodeKind.select: _select,
@@ -296,7 +325,7 @@ _MAKE = {NodeKind.clip: _clip, NodeKind.blend: _blend, NodeKind.blend_1d: _blend
          NodeKind.one_shot: _one_shot, NodeKind.inertialize: _inertialize,
          NodeKind.pose_parameter: _pose_parameter, NodeKind.mirror: _mirror,
          NodeKind.two_bone_ik: _solver, NodeKind.aim_ik: _solver, NodeKind.ccd_ik: _solver,
-         NodeKind.fabrik_ik: _solver}
+         NodeKind.fabrik_ik: _solver, NodeKind.springs: _springs}
 
 _KERNELS = {NodeKind.clip: kernels.sample_clip, NodeKind.blend: kernels.mix,
             NodeKind.blend_1d: kernels.mix, NodeKind.blend_2d_banded: kernels.mix,
@@ -306,7 +335,8 @@ _KERNELS = {NodeKind.clip: kernels.sample_clip, NodeKind.blend: kernels.mix,
             NodeKind.state_machine: kernels.mix, NodeKind.one_shot: kernels.one_shot,
             NodeKind.inertialize: kernels.inertialize, NodeKind.mirror: solvers.mirror_node,
             NodeKind.two_bone_ik: solvers.two_bone_node, NodeKind.aim_ik: solvers.aim_node,
-            NodeKind.ccd_ik: solvers.chain_node, NodeKind.fabrik_ik: solvers.chain_node}
+            NodeKind.ccd_ik: solvers.chain_node, NodeKind.fabrik_ik: solvers.chain_node,
+            NodeKind.springs: solvers.springs_node}
 
 
 def compile_evaluation_aside(graph) -> None:

@@ -27,11 +27,13 @@ values, left out: "goal", "pole", "hinge" and "offset" [0, 0, 0], "forward" [1, 
 [0, 1, 0], "rotation" [0, 0, 0, 1], every "...Parameter" null, "twist", "soften", "step" and
 "rotationWeight" 0, "weight" 1, "cone" pi, "iterations" 16, "tolerance" 1e-4, "limits" []
 and an aim bone's "share" 1; a limit is {"kind": "hinge"|"cone"|"twist", "bone", with "axis"
-[0, 0, 1], "min" -pi and "max" pi its off values (a cone takes "max" alone).
+[0, 0, 1], "min" -pi and "max" pi its off values (a cone takes "max" alone). A springs node
+names its spring set slot ("springSet") and its parameters ("positionParameter",
+"rotationParameter", "forceParameter", "reset": null when left out), "force" [0, 0, 0].
 """
 from __future__ import annotations
 
-from ..source import (AimIkNode, CcdIkNode, FabrikIkNode, MirrorNode, TwoBoneIkNode,
+from ..source import (AimIkNode, CcdIkNode, FabrikIkNode, MirrorNode, SpringsNode, TwoBoneIkNode,
                       AdditiveNode, Blend1DNode, Blend2DBandedNode, Blend2DTriangulatedNode,
                       BlendNode, ClipLoop, ClipNode, CompareOp, Curve, EntryMode,
                       InertializeMethod, InertializeNode, Interruption, MaskNode, OneShotNode,
@@ -67,9 +69,9 @@ KINDS = {ClipNode: "clip", BlendNode: "blend", Blend1DNode: "blend1d",
          OneShotNode: "oneShot", InertializeNode: "inertialize",
          PoseParameterNode: "poseParameter", SubgraphNode: "subgraph", MirrorNode: "mirror",
          TwoBoneIkNode: "twoBoneIk", AimIkNode: "aimIk", CcdIkNode: "ccdIk",
-         FabrikIkNode: "fabrikIk"}
-LATER_KINDS = {"motionMatching", "learnedMotionMatching", "ik", "bodyIk", "springs", "turnLimit",
-               "retarget", "lookAt"}
+         FabrikIkNode: "fabrikIk", SpringsNode: "springs"}
+LATER_KINDS = {"motionMatching", "learnedMotionMatching", "ik", "bodyIk", "turnLimit", "retarget",
+               "lookAt"}
 LIMIT_KINDS = {LimitKind.hinge: "hinge", LimitKind.cone: "cone", LimitKind.twist: "twist"}
 
 

@@ -29,7 +29,8 @@ from ..source import (AdditiveNode, AssetSlotSource, Blend1DNode, Blend2DBandedN
 from ...pose.skeleton import Skeleton
 from ...ik.joints import ConeLimit, HingeLimit, TwistLimit
 from ...ik.limits import AIM_MAX_CONE
-from ..source import AimBone, AimIkNode, CcdIkNode, FabrikIkNode, MirrorNode, TwoBoneIkNode
+from ..source import (AimBone, AimIkNode, CcdIkNode, FabrikIkNode, MirrorNode, SpringsNode,
+                      TwoBoneIkNode)
 
 
 class GraphNamedAssets:
@@ -110,6 +111,8 @@ NODE_MEMBERS = {
     "poseParameter": {"parameter"},
     "subgraph": {"graph", "parameters"},
     "mirror": {"input"},
+    "springs": {"input", "springSet", "positionParameter", "rotationParameter", "force",
+                "forceParameter", "reset"},
     "twoBoneIk": {"input", "start", "middle", "end", "goal", "goalParameter", "pole", "poleParameter",
                   "hinge", "twist", "soften", "weight", "weightParameter"},
     "aimIk": {"input", "bones", "goal", "goalParameter", "forward", "up", "pole", "poleParameter",
@@ -167,7 +170,8 @@ def from_json(v: Value, assets: GraphNamedAssets, top: bool = True) -> GraphSour
                 listed.append(C.index[c.value])
             out.append(AssetSlotSource(name, asset, tuple(listed)))
         slots[key] = out
-    nodes = [_node(n, P, C, Y, parameters, sk, assets) for n in g.items("nodes")]
+    S = _Names([s.name for s in slots["springSets"]], "spring set slot")
+    nodes = [_node(n, P, C, Y, parameters, sk, assets, S) for n in g.items("nodes")]
     output = _place(g.get("output", ("number",)), "the output")
     return GraphSource(sk, nodes, output, parameters, clips, syncs, slots["databases"], slots["models"],
                        slots["springSets"], assets.mirror_map)
@@ -243,7 +247,7 @@ def _node_object(v: Value) -> tuple:
     return kind, JsonObject(v, NODE_MEMBERS[kind] | {"kind"}, f"a {kind} node")
 
 
-def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets):
+def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets, S=None):
     kind, o = _node_object(v)
     one = lambda key: _place(o.get(key, ("number",)), f"a {kind} node's {key!r}")   # noqa: E731
     if kind == "clip":
@@ -297,6 +301,10 @@ def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets):
         return PoseParameterNode(P.find(o, "parameter"))
     if kind == "mirror":
         return MirrorNode(one("input"))
+    if kind == "springs":
+        return SpringsNode(one("input"), S.find(o, "springSet"), P.find(o, "positionParameter", optional=True),
+                           P.find(o, "rotationParameter", optional=True), _vector(o, "force", (0.0, 0.0, 0.0)),
+                           P.find(o, "forceParameter", optional=True), P.find(o, "reset", optional=True))
     if kind in ("twoBoneIk", "aimIk", "ccdIk", "fabrikIk"):
         return _solver(kind, o, one("input"), P, sk)
     return _subgraph(o, assets)

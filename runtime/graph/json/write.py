@@ -20,7 +20,7 @@ from ..source import (AdditiveNode, Blend1DNode, Blend2DBandedNode, Blend2DTrian
                       EntryMode, GraphSource, InertializeMethod, InertializeNode, Interruption,
                       MaskNode, OneShotNode, ParameterSource, ParameterType, PoseParameterNode,
                       SeekNode, SelectNode, StateMachineNode, SubgraphNode, TimeScaleNode,
-                      Transition, MirrorNode, TwoBoneIkNode, AimIkNode, ChainIkNode)
+                      Transition, MirrorNode, TwoBoneIkNode, AimIkNode, ChainIkNode, SpringsNode)
 
 
 def to_json(source: GraphSource, top: bool = True) -> dict:
@@ -41,7 +41,9 @@ def to_json(source: GraphSource, top: bool = True) -> dict:
             out[key] = [dict(name=name_text(s.name), **({"clips": [clips[c] for c in s.clips]}
                                                      if key == "databases" and s.clips else {}))
                         for s in slots]
-    out["nodes"] = [_node_json(n, params, clips, syncs, sk, source.parameters) for n in source.nodes]
+    springs = [name_text(s.name) for s in source.spring_sets]
+    out["nodes"] = [_node_json(n, params, clips, syncs, sk, source.parameters, springs)
+                    for n in source.nodes]
     out["output"] = int(source.output)
     return out
 
@@ -98,7 +100,7 @@ def _mask_json(chains, default, sk) -> dict:
     return out
 
 
-def _node_json(n, params, clips, syncs, sk, parameters) -> dict:
+def _node_json(n, params, clips, syncs, sk, parameters, springs=()) -> dict:
     out = {"kind": KINDS[type(n)]}
     P = lambda k: None if k is None else params[int(k)]       # noqa: E731
     if isinstance(n, ClipNode):
@@ -155,6 +157,14 @@ def _node_json(n, params, clips, syncs, sk, parameters) -> dict:
         out["parameter"] = P(n.parameter)
     elif isinstance(n, MirrorNode):
         out["input"] = int(n.input)
+    elif isinstance(n, SpringsNode):
+        out["input"] = int(n.input)
+        out["springSet"] = springs[int(n.spring_set)]
+        _opt(out, "positionParameter", P(n.position_parameter), None)
+        _opt(out, "rotationParameter", P(n.rotation_parameter), None)
+        _opt(out, "force", _vec(n.force), [0.0, 0.0, 0.0])
+        _opt(out, "forceParameter", P(n.force_parameter), None)
+        _opt(out, "reset", P(n.reset), None)
     elif isinstance(n, (TwoBoneIkNode, AimIkNode, ChainIkNode)):
         _solver_json(out, n, P, sk)
     elif isinstance(n, SubgraphNode):
