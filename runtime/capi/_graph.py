@@ -66,13 +66,13 @@ __all__ = [
     "maniGraphInstance_EvaluateSubset",
 ]
 
-_NODES = "the full-body IK, spring, motion-matching and learned node kinds"
+_NODES = "the full-body IK, motion-matching and learned node kinds"
 _NO_MAPS = "retargeted clip slots are refused at build, so no graph has a map slot yet"
 __pending__ = {
     "maniOpenGraph": f"{_NODES} and map slots are refused as unknown records",
-    "maniBindGraph": "database, model and spring-set slots are checked for identity and skeleton"
-                     " only (not a database's clips and query channels); map slots are not bound"
-                     " to their maps and source skeletons",
+    "maniBindGraph": "database and model slots are checked for identity and skeleton only (not a"
+                     " database's clips and query channels); map slots are not bound to their maps"
+                     " and source skeletons",
     "maniGraph_GetRetargetMapCount": f"{_NO_MAPS}: always 0",
     "maniGraph_GetRetargetMapIdentity": f"{_NO_MAPS}: always 0",
     "maniGraph_GetRetargetMapSourceIdentity": f"{_NO_MAPS}: always 0",
@@ -81,10 +81,9 @@ __pending__ = {
     "maniGraphInstance_Update": "learned nodes (their steps, projection, events and root motion) do"
                                 " not exist yet",
     "maniGraphInstance_Evaluate": f"{_NODES} are not evaluated: they do not exist yet",
-    "maniPlanGraphSubset": "spring sets and full-body paths are not planned: those node kinds do"
-                           " not exist yet",
-    "maniGraphInstance_EvaluateSubset": "spring and full-body nodes and retargeted clips are not"
-                                        " evaluated: they do not exist yet",
+    "maniPlanGraphSubset": "full-body paths are not planned: that node kind does not exist yet",
+    "maniGraphInstance_EvaluateSubset": "full-body nodes and retargeted clips are not evaluated:"
+                                        " they do not exist yet",
 }
 
 
