@@ -16,7 +16,7 @@ import numpy as np
 
 from ..clip.clip import LoopPolicy, is_open
 from ..core import args
-from ..core.errors import InvalidError
+from ..core.errors import InvalidError, ManiError
 from .file import Graph, is_open as graph_is_open
 from .format import CLIP_ADDITIVE, CLIP_ALL_EVENTS
 from .evaluate.kernels import soa
@@ -29,6 +29,8 @@ from ..core.memory import caller_block
 from ..mapping.mirror import MirrorMap
 from ..physics.spring import SpringSet
 from .springs import spring_values
+from .solving import body_solve
+from ..ik.body.description import pack
 from ..pose.skeleton import Skeleton
 from ..core.transform import IDENTITY
 
@@ -127,6 +129,13 @@ class GraphBinding:
         roots = {c.root_motion_fields[0] for c in clips if c.has_root_motion}
         if len(roots) > 1:
             raise InvalidError(f"clips whose root motion names different bones: {sorted(roots)}")
+        self.bodies = {}
+        for k, node in enumerate(graph.nodes):
+            if node.kind == NodeKind.body_ik:
+                try:
+                    self.bodies[k] = pack(sk, body_solve(node.data))
+                except ManiError:
+                    raise InvalidError(f"node {k}: a full-body solve the skeleton refuses") from None
         self.graph = graph
         self.skeleton = sk
         self.assets = assets

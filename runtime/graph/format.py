@@ -69,6 +69,14 @@ Node data (NONE = GRAPH_NONE / NO_PARAMETER; f: f32, i: i32, others u32):
     springs       spring set slot, position (vector3), rotation (quaternion) and force
                   (vector3) parameters or NONE, reset trigger or NONE, f force 3
 
+    body_ik       top, top mode, solver (BodySolver), iterations, effectors E, settings B,
+                  f pre-pull, f tolerance, then per effector: bone, goal (vector3) and
+                  rotation (quaternion) parameters or NONE, f goal 3, f rotation 4,
+                  f rotation weight, f strength, f pull chain; then per setting: bone,
+                  limit kind (BodyLimitKind), f stiffness, f stretch, f axis 3, f low,
+                  f high, f preferred 3, f preferred weight (the skeleton's checks, a part
+                  below the top, are the binding's: ik.body's pack)
+
 Angles are binary32 and may be pi rounded up (PI32); the evaluation clamps them to pi.
 """
 from __future__ import annotations
@@ -87,6 +95,7 @@ from .source import (ClipLoop, CompareOp, ConditionKind, Curve, EntryMode, Inert
                      Interruption, NodeKind, ParameterType)
 from ..ik.joints import LimitKind
 from ..ik.limits import MAX_AIM_BONES, MAX_IK_CHAIN_BONES, MAX_IK_ITERATIONS
+from ..ik.body.description import MAX_BODY_IK_BONES, MAX_BODY_IK_EFFECTORS
 
 FORMAT_VERSION = 1
 FORMAT_MINOR = 0
@@ -126,7 +135,7 @@ ARITY = {NodeKind.clip: (0, 0), NodeKind.pose_parameter: (0, 0), NodeKind.mask: 
          NodeKind.blend_2d_triangulated: (3, MAX_GRAPH_INPUTS), NodeKind.select: (1, MAX_GRAPH_INPUTS),
          NodeKind.state_machine: (1, MAX_GRAPH_INPUTS), NodeKind.mirror: (1, 1),
          NodeKind.two_bone_ik: (1, 1), NodeKind.aim_ik: (1, 1), NodeKind.ccd_ik: (1, 1),
-         NodeKind.fabrik_ik: (1, 1), NodeKind.springs: (1, 1)}
+         NodeKind.fabrik_ik: (1, 1), NodeKind.springs: (1, 1), NodeKind.body_ik: (1, 1)}
 
 
 def f32(x: float) -> float:
@@ -321,6 +330,20 @@ class SpringsData:
 
 
 @dataclass
+class BodyData:
+    top: int
+    mode: int
+    solver: int
+    iterations: int
+    pre_pull: float
+    tolerance: float
+    effectors: list         # (bone, goal parameter, rotation parameter, goal, rotation,
+                            #  rotation weight, strength, pull chain)
+    settings: list          # (bone, kind, stiffness, stretch, axis, low, high, preferred,
+                            #  preferred weight)
+
+
+@dataclass
 class LimitData:
     kind: LimitKind
     bone: int
@@ -406,6 +429,14 @@ def encode(kind: NodeKind, d, parameter_types: list) -> list[int]:
                                d.weight)]
         for bone, share in zip(d.bones, d.shares):
             out += [bone, F(share)]
+        return out
+    if kind == NodeKind.body_ik:
+        out = [d.top, d.mode, d.solver, d.iterations, len(d.effectors), len(d.settings),
+               F(d.pre_pull), F(d.tolerance)]
+        for bone, gp, rp, goal, rot, rw, strength, pull in d.effectors:
+            out += [bone, gp, rp] + [F(v) for v in (*goal, *rot, rw, strength, pull)]
+        for bone, lk, stiff, stretch, axis, low, high, pref, pw in d.settings:
+            out += [bone, lk] + [F(v) for v in (stiff, stretch, *axis, low, high, *pref, pw)]
         return out
     if kind == NodeKind.springs:
         return [d.slot, d.position_parameter, d.rotation_parameter, d.force_parameter, d.reset] + \
@@ -551,6 +582,8 @@ def decode(kind: NodeKind, words: np.ndarray, at: int, inputs: int, facts: Facts
                         tuple(r.f(what="force") for _ in range(3)))
     elif kind in SOLVER_KINDS:
         d = _decode_solver(kind, r, facts)
+    elif kind == NodeKind.body_ik:
+        d = _decode_body(r, facts)
     else:
         raise AssertionError(kind)
     r.done()
@@ -719,6 +752,60 @@ def _decode_solver(kind: NodeKind, r: _Reader, facts: Facts):
         limits.append(LimitData(limit_kind, bone, axis, low, r.f(low, PI32, "high")))
     return ChainData(root, end, *ps, iterations, limits, goal, pole, rotation, share, tolerance,
                      step, weight)
+
+
+def _decode_body(r: _Reader, facts: Facts) -> BodyData:
+    """A body IK node's data, every number checked as ik.body's pack checks it (the part
+    below the top is the binding's)."""
+    top = r.index(facts.bones, what="top")
+    mode = r.u()
+    if mode > 2:
+        r.fail("top mode unknown")
+    solver = r.u()
+    if solver > 1:
+        r.fail("solver unknown")
+    iterations = r.u()
+    if not 1 <= iterations <= MAX_IK_ITERATIONS:
+        r.fail("iterations out of range")
+    ne, nb = r.u(), r.u()
+    if not 1 <= ne <= MAX_BODY_IK_EFFECTORS:
+        r.fail("effector count out of range", 2)
+    if nb > MAX_BODY_IK_BONES:
+        r.fail("setting count out of range")
+    pre_pull, tolerance = r.f(0.0, 1.0, "pre-pull"), r.f(0.0, what="tolerance")
+    effectors, settings, seen = [], [], set()
+    for _ in range(ne):
+        bone = r.index(facts.bones, what="effector")
+        if bone in seen:
+            r.fail("an effector twice")
+        seen.add(bone)
+        gp = r.parameter(facts, VECTOR3_TYPES, True)
+        rp = r.parameter(facts, QUATERNION_TYPES, True)
+        goal = tuple(r.f(what="goal") for _ in range(3))
+        rot = tuple(r.f(what="rotation") for _ in range(4))
+        if not any(rot):
+            r.fail("a rotation of length 0")
+        effectors.append((bone, gp, rp, goal, rot, r.f(0.0, 1.0, "rotation weight"),
+                          r.f(0.0, 1.0, "strength"), r.f(0.0, 1.0, "pull chain")))
+    seen = set()
+    for _ in range(nb):
+        bone = r.index(facts.bones, what="setting")
+        if bone in seen:
+            r.fail("a setting twice")
+        seen.add(bone)
+        lk = r.u()
+        if lk > 3:
+            r.fail("limit kind unknown")
+        stiff, stretch = r.f(0.0, 1.0, "stiffness"), r.f(0.0, 1.0, "stretch")
+        axis = tuple(r.f(what="axis") for _ in range(3))
+        if lk and abs(math.sqrt(sum(v * v for v in axis)) - 1.0) > FORWARD_TOLERANCE:
+            r.fail("a limit axis not of length 1", 1)
+        low = r.f(0.0 if lk == 2 else -PI32, 0.0 if lk == 2 else PI32, "low") if lk else r.f(what="low")
+        high = r.f(low, PI32, "high") if lk else r.f(what="high")
+        pref = tuple(r.f(what="preferred") for _ in range(3))
+        settings.append((bone, lk, stiff, stretch, axis, low, high, pref,
+                         r.f(0.0, 1.0, "preferred weight")))
+    return BodyData(top, mode, solver, iterations, pre_pull, tolerance, effectors, settings)
 
 
 def banded_fault(points: list, polar: bool) -> int | None:

@@ -1,6 +1,7 @@
 """What the evaluation and the subset planner share about the IK nodes: the bones a node
 writes (the end's root path from its first turned bone down to the end, the end included)
-and the chain's limits as the chain kernel takes them."""
+and the chain's limits as the chain kernel takes them; a body IK node's data as its
+BodySolve."""
 from __future__ import annotations
 
 import math
@@ -8,6 +9,8 @@ import math
 import numpy as np
 
 from ..ik.chain import path_to
+from ..ik.body.description import (BodyBone, BodyEffector, BodyLimit, BodyLimitKind, BodySolve,
+                                   BodyTopMode)
 from ..ik.joints import LimitKind
 from .source import NodeKind
 
@@ -39,3 +42,17 @@ def chain_limits(d) -> tuple:
             data[i, :3] = axis / float(np.sqrt(axis @ axis))
         data[i, 3:] = max(m.low, -math.pi), min(m.high, math.pi)
     return kinds, bones, data
+
+
+def body_solve(d) -> BodySolve:
+    """A body IK node's data as the BodySolve its solvers take (the constants' goals and
+    rotations; angles within pi)."""
+    def angle(v):
+        return min(max(v, -math.pi), math.pi)
+    effectors = [BodyEffector(bone, goal, rot, rw, strength, pull)
+                 for bone, _, _, goal, rot, rw, strength, pull in d.effectors]
+    bones = [BodyBone(bone, stiff, BodyLimit(BodyLimitKind(lk), axis, angle(low), angle(high)), pref, pw,
+                      stretch)
+             for bone, lk, stiff, stretch, axis, low, high, pref, pw in d.settings]
+    return BodySolve(d.top, effectors, bones, BodyTopMode(d.mode), d.pre_pull, d.iterations,
+                     d.tolerance)

@@ -40,6 +40,14 @@ class NodeKind(IntEnum):
     ccd_ik = 18
     fabrik_ik = 19
     springs = 20
+    body_ik = 21
+
+
+class BodySolver(IntEnum):
+    """Which full-body solver a body IK node runs (bodyik.h)."""
+
+    xpbd = 0
+    sdls = 1
 
 
 class ParameterType(IntEnum):
@@ -480,6 +488,21 @@ class FabrikIkNode(ChainIkNode):
 
 
 @dataclass
+class BodyIkNode:
+    """maniPose_SolveBodyXpbd or _SolveBodySdls on the input: `solve` a runtime.ik.body
+    BodySolve (its effectors' goals and rotations the constants); goal_parameters and
+    rotation_parameters, one per effector (None: the constant), take an effector's goal
+    from a vector3 parameter and its rotation from a quaternion parameter. Lists shorter
+    than the effectors name none for the rest."""
+
+    input: int
+    solve: Any
+    solver: BodySolver = BodySolver.xpbd
+    goal_parameters: list = field(default_factory=list)
+    rotation_parameters: list = field(default_factory=list)
+
+
+@dataclass
 class SpringsNode:
     """A spring set slot's springs (spring.h) on the input: stepped in the evaluation
     after each update by the update's delta (the steps due, the rest kept), then applied;
@@ -510,7 +533,7 @@ class SubgraphNode:
 Node = Union[ClipNode, BlendNode, Blend1DNode, Blend2DBandedNode, Blend2DTriangulatedNode,
              MaskNode, AdditiveNode, SelectNode, TimeScaleNode, SeekNode, StateMachineNode,
              OneShotNode, InertializeNode, PoseParameterNode, MirrorNode, TwoBoneIkNode,
-             AimIkNode, CcdIkNode, FabrikIkNode, SpringsNode, SubgraphNode]
+             AimIkNode, CcdIkNode, FabrikIkNode, BodyIkNode, SpringsNode, SubgraphNode]
 
 
 @dataclass
@@ -545,9 +568,9 @@ _KIND_OF = {ClipNode: NodeKind.clip, BlendNode: NodeKind.blend, Blend1DNode: Nod
             InertializeNode: NodeKind.inertialize, PoseParameterNode: NodeKind.pose_parameter,
             MirrorNode: NodeKind.mirror, TwoBoneIkNode: NodeKind.two_bone_ik,
             AimIkNode: NodeKind.aim_ik, CcdIkNode: NodeKind.ccd_ik, FabrikIkNode: NodeKind.fabrik_ik,
-            SpringsNode: NodeKind.springs}
+            SpringsNode: NodeKind.springs, BodyIkNode: NodeKind.body_ik}
 PASS_ON_KINDS = (NodeKind.mirror, NodeKind.two_bone_ik, NodeKind.aim_ik, NodeKind.ccd_ik,
-                 NodeKind.fabrik_ik, NodeKind.springs)
+                 NodeKind.fabrik_ik, NodeKind.springs, NodeKind.body_ik)
 """Kinds of one input, a pose, that the update passes its weight on to whole (their work is
 the evaluation's; a springs node's update also counts the time its springs are due)."""
 
@@ -565,7 +588,7 @@ def node_inputs(node) -> list[int]:
     if isinstance(node, SelectNode):
         return list(node.inputs)
     if isinstance(node, (TimeScaleNode, SeekNode, InertializeNode, MirrorNode, TwoBoneIkNode,
-                         AimIkNode, ChainIkNode, SpringsNode)):
+                         AimIkNode, ChainIkNode, SpringsNode, BodyIkNode)):
         return [node.input]
     if isinstance(node, StateMachineNode):
         return list(node.states)

@@ -9,7 +9,8 @@ of their inputs, so the fixed point is the ancestors' closure widened by the kin
 read other bones: under a mirror node each planned bone's partner, for an IK node writing
 a planned bone its chain (its end's root path: graph/solving.py), for a springs node writing
 a planned bone its set's joints, colliders' bones and centers (graph/springs.py), each with
-its root path. An IK or springs node writing no planned bone does not run under the plan
+its root path, for a full-body node whose part holds a planned bone its paths from its top
+to its effectors (the effectors' root paths). An IK, full-body or springs node writing no planned bone does not run under the plan
 (it passes its input on; a set not stepped). Its memory:
 
     0   u32 magic b"GSUB", u32 bone count, u64 the graph's identity
@@ -78,6 +79,7 @@ def planned(binding: GraphBinding, listed) -> np.ndarray:
     sets = [binding.spring_sets[node.data.slot] for node in binding.graph.nodes
             if node.kind == NodeKind.springs]
     springs = [(written_bones(s), read_bones(s)) for s in sets]
+    bodies = [(p.part, p.part[p.eff_slot]) for p in binding.bodies.values()]
     todo = list(listed)
     while todo:
         for bone in todo:
@@ -89,6 +91,7 @@ def planned(binding: GraphBinding, listed) -> np.ndarray:
             todo += [int(p) for p in partners[keep] if not keep[p]]
         todo += [end for written, end in chains if not keep[end] and keep[written].any()]
         todo += [int(r) for written, read in springs if keep[written].any() for r in read if not keep[r]]
+        todo += [int(r) for part, ends in bodies if keep[part].any() for r in ends if not keep[r]]
     return np.flatnonzero(keep).astype(np.intp)
 
 

@@ -450,4 +450,5 @@ _CHECKS = {NodeKind.clip: _clip, NodeKind.blend: _blend, NodeKind.blend_1d: _spa
            NodeKind.state_machine: _machine, NodeKind.one_shot: _one_shot,
            NodeKind.inertialize: _inertialize, NodeKind.pose_parameter: _pose_parameter,
            NodeKind.mirror: _mirror, NodeKind.two_bone_ik: _solver, NodeKind.aim_ik: _solver,
-           NodeKind.ccd_ik: _solver, NodeKind.fabrik_ik: _solver, NodeKind.springs: _solver}
+           NodeKind.ccd_ik: _solver, NodeKind.fabrik_ik: _solver, NodeKind.springs: _solver,
+           NodeKind.body_ik: _solver}

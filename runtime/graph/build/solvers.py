@@ -22,8 +22,12 @@ from ...ik.limits import MAX_AIM_BONES, MAX_IK_ITERATIONS
 from ...core.limits import NO_BONE
 from .check import finite32, whole
 from ..format import (AXIS_LENGTH, FORWARD_TOLERANCE, MAX_IK_LIMITS, PI32, AimData, ChainData,
-                      LimitData, SpringsData, TwoBoneData)
-from ..source import (AimBone, AimIkNode, CcdIkNode, NodeKind, ParameterType, SpringsNode,
+                      BodyData, LimitData, SpringsData, TwoBoneData)
+from ..solving import body_solve
+from ...core.errors import InvalidError
+from ...ik.body.description import BodySolve, pack
+from ..source import (AimBone, AimIkNode, BodyIkNode, BodySolver, CcdIkNode, NodeKind,
+                      ParameterType, SpringsNode,
                       TwoBoneIkNode, node_kind)
 from .nodes import _invalid, _items, _parameter, _weight
 from ..solving import chain_limits
@@ -38,7 +42,7 @@ def _fields(cls) -> dict:
 
 
 TWO_BONE, AIM, CHAIN = _fields(TwoBoneIkNode), _fields(AimIkNode), _fields(CcdIkNode)
-SPRINGS = _fields(SpringsNode)
+SPRINGS, BODY = _fields(SpringsNode), _fields(BodyIkNode)
 
 
 class _Node:
@@ -97,6 +101,8 @@ def solver_data(node, place, ctx):
     kind = node_kind(node)
     if kind == NodeKind.springs:
         return _springs(_Node(node, place, ctx, SPRINGS))
+    if kind == NodeKind.body_ik:
+        return _body(_Node(node, place, ctx, BODY))
     if kind == NodeKind.two_bone_ik:
         return _two_bone(_Node(node, place, ctx, TWO_BONE))
     if kind == NodeKind.aim_ik:
@@ -113,6 +119,52 @@ def _springs(r: _Node) -> SpringsData:
                        r.parameter("rotation_parameter", QUATERNION),
                        r.parameter("force_parameter", VECTOR3),
                        r.parameter("reset", (ParameterType.trigger,)), r.vector("force"))
+
+
+def _body(r: _Node) -> BodyData:
+    """A body IK node: its solve as binary32 numbers, checked by ik.body's own pack (Node,
+    other the solve field; a LimitError past its bounds); its parameters by effector."""
+    solve = r.node.solve
+    solver = r.node.solver
+    if solver not in (BodySolver.xpbd, BodySolver.sdls) or isinstance(solver, bool):
+        raise r.bad("solver", "an unknown solver")
+    if not isinstance(solve, BodySolve):
+        raise r.bad("solve", "not a BodySolve")
+    try:
+        pack(r.ctx.skeleton, solve)
+        effs, sets = list(solve.effectors), list(solve.bones)
+        d = BodyData(int(solve.top), int(solve.top_mode), int(solver), int(solve.iterations),
+                     r.number("solve", 0.0, 1.0, solve.pre_pull), r.number("solve", 0.0, value=solve.tolerance),
+                     [], [])
+        params = []
+        for name, types in (("goal_parameters", VECTOR3), ("rotation_parameters", QUATERNION)):
+            given = _items(getattr(r.node, name), r.place, name)
+            if len(given) > len(effs):
+                raise r.bad(name, f"more {name} than effectors")
+            params.append([_parameter(r.ctx, p, types, r.place, optional=True,
+                                      other=BODY[name] << 16 | k)
+                           for k, p in enumerate(given)] + [0xFFFFFFFF] * (len(effs) - len(given)))
+        for k, e in enumerate(effs):
+            d.effectors.append((int(e.bone), params[0][k], params[1][k], r.vector("solve", 3, e.goal),
+                                r.vector("solve", 4, e.rotation), r.number("solve", value=e.rotation_weight),
+                                r.number("solve", value=e.strength), r.number("solve", value=e.pull_chain)))
+        for s in sets:
+            m = s.limit
+            d.settings.append((int(s.bone), int(m.kind), r.number("solve", value=s.stiffness),
+                               r.number("solve", value=s.stretch), r.vector("solve", 3, m.axis),
+                               r.number("solve", value=m.low), r.number("solve", value=m.high),
+                               r.vector("solve", 3, s.preferred), r.number("solve", value=s.preferred_weight)))
+        pack(r.ctx.skeleton, body_solve(d))     # as the file holds it
+        if solver == BodySolver.sdls and any(s[3] > 0.0 for s in d.settings):
+            raise InvalidError("stretch: SDLS keeps every length")
+    except LimitError as exc:
+        raise LimitError(f"node {r.place}: {exc}", reason=BuildReason.Node, item=r.place,
+                         other=BODY["solve"]) from None
+    except InvalidError as exc:
+        if exc.reason is not None and exc.reason != BuildReason.None_:
+            raise
+        raise r.bad("solve", str(exc)) from None
+    return d
 
 
 def _two_bone(r: _Node) -> TwoBoneData:

@@ -27,7 +27,9 @@ from ...core import jit
 from ...core.errors import CapacityError, InvalidError
 from ...core.memory import caller_bytes
 from ..limits import GRAPH_NONE
-from ..source import InertializeMethod, NodeKind
+from ..source import BodySolver, InertializeMethod, NodeKind
+from ...ik.body.description import scratch_size as body_scratch
+from ...ik.body.frames import solve_packed
 from ...ik.chain import path_to
 from ...ik.kernels import CCD, FABRIK
 from ...pose.pose import Pose
@@ -318,6 +320,41 @@ def _springs(b, st, k, node):
     return step
 
 
+def _body(b, st, k, node):
+    """A body IK node: its input passed on where the plan holds none of its part; else, lane
+    by lane, the lane's pose (the plan's bones; the rest pose elsewhere, which the part's
+    root paths never read) solved as ik.body's front door solves it, the effectors' goals
+    and rotations from their parameters."""
+    p = b.bodies[k]
+    d = node.data
+    src = b.graph.nodes[node.inputs[0]].slot
+    base = b.layout.nodes[k]
+    if not np.isin(p.part, st.rows).any():
+        return lambda e: kernels.copy_input(e.S, base, e.slots, src, node.slot)
+    goal_at = [(i, _at(b, e[1])) for i, e in enumerate(d.effectors) if e[1] != GRAPH_NONE]
+    rot_at = [(i, _at(b, e[2])) for i, e in enumerate(d.effectors) if e[2] != GRAPH_NONE]
+    sk, rows = b.skeleton, st.rows
+    floats = body_scratch(p) // 8
+    sdls = d.solver == BodySolver.sdls
+
+    def step(e):
+        goals, rots = p.goals.copy(), p.rots.copy()
+        work = b.rests.copy()
+        scratch = np.zeros(floats)
+        for lane in range(e.S.shape[0]):
+            if not e.S[lane, base] > 0.0:
+                continue
+            for i, at in goal_at:
+                goals[i] = e.S[lane, at:at + 3]
+            for i, at in rot_at:
+                q = e.S[lane, at:at + 4]
+                rots[i] = q / np.sqrt((q * q).sum())
+            work[rows] = e.slots[src, :, lane, :].T
+            solve_packed(p, work, sk, goals, rots, scratch, sdls)
+            e.slots[node.slot, :, lane, :] = work[rows].T
+    return step
+
+
 _MAKE = {NodeKind.clip: _clip, NodeKind.blend: _blend, NodeKind.blend_1d: _blend,
          NodeKind.blend_2d_banded: _blend, NodeKind.blend_2d_triangulated: _blend,
          NodeKind.mask: _mask, NodeKind.additive: _additive, NodeKind.select: _select,
@@ -325,7 +362,7 @@ _MAKE = {NodeKind.clip: _clip, NodeKind.blend: _blend, NodeKind.blend_1d: _blend
          NodeKind.one_shot: _one_shot, NodeKind.inertialize: _inertialize,
          NodeKind.pose_parameter: _pose_parameter, NodeKind.mirror: _mirror,
          NodeKind.two_bone_ik: _solver, NodeKind.aim_ik: _solver, NodeKind.ccd_ik: _solver,
-         NodeKind.fabrik_ik: _solver, NodeKind.springs: _springs}
+         NodeKind.fabrik_ik: _solver, NodeKind.springs: _springs, NodeKind.body_ik: _body}
 
 _KERNELS = {NodeKind.clip: kernels.sample_clip, NodeKind.blend: kernels.mix,
             NodeKind.blend_1d: kernels.mix, NodeKind.blend_2d_banded: kernels.mix,

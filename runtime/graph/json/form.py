@@ -29,11 +29,18 @@ values, left out: "goal", "pole", "hinge" and "offset" [0, 0, 0], "forward" [1, 
 and an aim bone's "share" 1; a limit is {"kind": "hinge"|"cone"|"twist", "bone", with "axis"
 [0, 0, 1], "min" -pi and "max" pi its off values (a cone takes "max" alone). A springs node
 names its spring set slot ("springSet") and its parameters ("positionParameter",
-"rotationParameter", "forceParameter", "reset": null when left out), "force" [0, 0, 0].
+"rotationParameter", "forceParameter", "reset": null when left out), "force" [0, 0, 0]. A
+"bodyIk" node: "solver" "xpbd" (or "sdls"), "top" (a bone), "topMode" "pinned", "prePull" 0,
+"iterations" 10, "tolerance" 1e-3, "effectors" [{"bone", "goal" [0, 0, 0], "goalParameter",
+"rotation" [0, 0, 0, 1], "rotationParameter", "rotationWeight" 0, "strength" 1,
+"pullChain" 0}], "bones" [] ({"bone", "stiffness" 0, "limit" {"kind" "none", "axis"
+[1, 0, 0], "low" 0, "high" 0}, "preferred" [0, 0, 0], "preferredWeight" 0, "stretch" 0}).
 """
 from __future__ import annotations
 
-from ..source import (AimIkNode, CcdIkNode, FabrikIkNode, MirrorNode, SpringsNode, TwoBoneIkNode,
+from ...ik.body.description import BodyLimitKind, BodyTopMode
+from ..source import (AimIkNode, BodyIkNode, BodySolver, CcdIkNode, FabrikIkNode, MirrorNode,
+                      SpringsNode, TwoBoneIkNode,
                       AdditiveNode, Blend1DNode, Blend2DBandedNode, Blend2DTriangulatedNode,
                       BlendNode, ClipLoop, ClipNode, CompareOp, Curve, EntryMode,
                       InertializeMethod, InertializeNode, Interruption, MaskNode, OneShotNode,
@@ -69,9 +76,12 @@ KINDS = {ClipNode: "clip", BlendNode: "blend", Blend1DNode: "blend1d",
          OneShotNode: "oneShot", InertializeNode: "inertialize",
          PoseParameterNode: "poseParameter", SubgraphNode: "subgraph", MirrorNode: "mirror",
          TwoBoneIkNode: "twoBoneIk", AimIkNode: "aimIk", CcdIkNode: "ccdIk",
-         FabrikIkNode: "fabrikIk", SpringsNode: "springs"}
-LATER_KINDS = {"motionMatching", "learnedMotionMatching", "ik", "bodyIk", "turnLimit", "retarget",
-               "lookAt"}
+         FabrikIkNode: "fabrikIk", SpringsNode: "springs", BodyIkNode: "bodyIk"}
+LATER_KINDS = {"motionMatching", "learnedMotionMatching", "ik", "turnLimit", "retarget", "lookAt"}
+BODY_SOLVERS = {BodySolver.xpbd: "xpbd", BodySolver.sdls: "sdls"}
+TOP_MODES = {BodyTopMode.pinned: "pinned", BodyTopMode.held: "held", BodyTopMode.free: "free"}
+BODY_LIMITS = {BodyLimitKind.none: "none", BodyLimitKind.hinge: "hinge", BodyLimitKind.cone: "cone",
+               BodyLimitKind.twist: "twist"}
 LIMIT_KINDS = {LimitKind.hinge: "hinge", LimitKind.cone: "cone", LimitKind.twist: "twist"}
 
 

@@ -16,8 +16,8 @@ from ...core.builder import Builder, enter_build
 from ...core.errors import BuildReason, InvalidError, VersionError
 from ..build.build import build as build_source
 from ..format import f32 as _f
-from .form import (CURVES, ENTRIES, FORM_VERSION, INTERRUPTIONS, LATER_KINDS, LOOPS, METHODS, OPS,
-                   TYPE_NAMES, name_text)
+from .form import (BODY_LIMITS, BODY_SOLVERS, CURVES, ENTRIES, FORM_VERSION, INTERRUPTIONS,
+                   LATER_KINDS, LOOPS, METHODS, OPS, TOP_MODES, TYPE_NAMES, name_text)
 from ...core.json_text import MISSING, GraphForm, JsonObject, Value, form_error, parse
 from ..source import (AdditiveNode, AssetSlotSource, Blend1DNode, Blend2DBandedNode,
                       Blend2DTriangulatedNode, BlendInput, BlendNode, ClipLoop, ClipNode,
@@ -29,8 +29,10 @@ from ..source import (AdditiveNode, AssetSlotSource, Blend1DNode, Blend2DBandedN
 from ...pose.skeleton import Skeleton
 from ...ik.joints import ConeLimit, HingeLimit, TwistLimit
 from ...ik.limits import AIM_MAX_CONE
-from ..source import (AimBone, AimIkNode, CcdIkNode, FabrikIkNode, MirrorNode, SpringsNode,
-                      TwoBoneIkNode)
+from ..source import (AimBone, AimIkNode, BodyIkNode, BodySolver, CcdIkNode, FabrikIkNode, MirrorNode,
+                      SpringsNode, TwoBoneIkNode)
+from ...ik.body.description import (BodyBone, BodyEffector, BodyLimit, BodyLimitKind, BodySolve,
+                                   BodyTopMode)
 
 
 class GraphNamedAssets:
@@ -111,6 +113,8 @@ NODE_MEMBERS = {
     "poseParameter": {"parameter"},
     "subgraph": {"graph", "parameters"},
     "mirror": {"input"},
+    "bodyIk": {"input", "solver", "top", "topMode", "prePull", "iterations", "tolerance", "effectors",
+               "bones"},
     "springs": {"input", "springSet", "positionParameter", "rotationParameter", "force",
                 "forceParameter", "reset"},
     "twoBoneIk": {"input", "start", "middle", "end", "goal", "goalParameter", "pole", "poleParameter",
@@ -301,6 +305,8 @@ def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets, S=N
         return PoseParameterNode(P.find(o, "parameter"))
     if kind == "mirror":
         return MirrorNode(one("input"))
+    if kind == "bodyIk":
+        return _body(o, one("input"), P, sk)
     if kind == "springs":
         return SpringsNode(one("input"), S.find(o, "springSet"), P.find(o, "positionParameter", optional=True),
                            P.find(o, "rotationParameter", optional=True), _vector(o, "force", (0.0, 0.0, 0.0)),
@@ -350,6 +356,36 @@ def _solver(kind: str, o: JsonObject, input_: int, P: _Names, sk):
                o.whole("iterations", 16), o.number("tolerance", 1e-4), o.number("step", 0.0), *pole,
                _vector(o, "rotation", (0.0, 0.0, 0.0, 1.0)), P.find(o, "rotationParameter", optional=True),
                o.number("rotationWeight", 0.0), *weight)
+
+
+def _body(o: JsonObject, input_: int, P: _Names, sk) -> BodyIkNode:
+    effectors, goals, rots = [], [], []
+    for v in o.items("effectors"):
+        eo = JsonObject(v, {"bone", "goal", "goalParameter", "rotation", "rotationParameter",
+                            "rotationWeight", "strength", "pullChain"}, "an effector")
+        effectors.append(BodyEffector(_bone(eo, "bone", sk), _vector(eo, "goal", (0.0, 0.0, 0.0)),
+                                      _vector(eo, "rotation", (0.0, 0.0, 0.0, 1.0)),
+                                      eo.number("rotationWeight", 0.0), eo.number("strength", 1.0),
+                                      eo.number("pullChain", 0.0)))
+        goals.append(P.find(eo, "goalParameter", optional=True))
+        rots.append(P.find(eo, "rotationParameter", optional=True))
+    bones = []
+    for v in o.items("bones", []):
+        bo = JsonObject(v, {"bone", "stiffness", "limit", "preferred", "preferredWeight", "stretch"},
+                        "a bone setting")
+        limit = BodyLimit()
+        lv = bo.maybe("limit", "object")
+        if lv is not None:
+            lo = JsonObject(lv, {"kind", "axis", "low", "high"}, "a limit")
+            limit = BodyLimit(lo.option("kind", BODY_LIMITS, BodyLimitKind.none),
+                              _vector(lo, "axis", (1.0, 0.0, 0.0)), lo.number("low", 0.0),
+                              lo.number("high", 0.0))
+        bones.append(BodyBone(_bone(bo, "bone", sk), bo.number("stiffness", 0.0), limit,
+                              _vector(bo, "preferred", (0.0, 0.0, 0.0)), bo.number("preferredWeight", 0.0),
+                              bo.number("stretch", 0.0)))
+    solve = BodySolve(_bone(o, "top", sk), effectors, bones, o.option("topMode", TOP_MODES, BodyTopMode.pinned),
+                      o.number("prePull", 0.0), o.whole("iterations", 10), o.number("tolerance", 1e-3))
+    return BodyIkNode(input_, solve, o.option("solver", BODY_SOLVERS, BodySolver.xpbd), goals, rots)
 
 
 def _limit(v: Value, sk):

@@ -11,8 +11,9 @@ from ...pose.skeleton import Skeleton
 from ..build.build import build as build_source
 from ..build.check import parameter_value
 from ..format import f32 as _f
-from .form import (CURVES, ENTRIES, FORM_VERSION, INTERRUPTIONS, KINDS, LIMIT_KINDS, LOOPS, METHODS,
-                   OPS, TYPE_NAMES, name_text)
+from .form import (BODY_LIMITS, BODY_SOLVERS, CURVES, ENTRIES, FORM_VERSION, INTERRUPTIONS, KINDS,
+                   LIMIT_KINDS, LOOPS, METHODS, OPS, TOP_MODES, TYPE_NAMES, name_text)
+from ...ik.body.description import BodyLimitKind, BodyTopMode
 from ...ik.joints import KINDS as LIMIT_OF
 from ...core.json_text import dump
 from ..source import (AdditiveNode, Blend1DNode, Blend2DBandedNode, Blend2DTriangulatedNode,
@@ -20,7 +21,8 @@ from ..source import (AdditiveNode, Blend1DNode, Blend2DBandedNode, Blend2DTrian
                       EntryMode, GraphSource, InertializeMethod, InertializeNode, Interruption,
                       MaskNode, OneShotNode, ParameterSource, ParameterType, PoseParameterNode,
                       SeekNode, SelectNode, StateMachineNode, SubgraphNode, TimeScaleNode,
-                      Transition, MirrorNode, TwoBoneIkNode, AimIkNode, ChainIkNode, SpringsNode)
+                      Transition, MirrorNode, TwoBoneIkNode, AimIkNode, ChainIkNode, SpringsNode,
+                      BodyIkNode, BodySolver)
 
 
 def to_json(source: GraphSource, top: bool = True) -> dict:
@@ -157,6 +159,8 @@ def _node_json(n, params, clips, syncs, sk, parameters, springs=()) -> dict:
         out["parameter"] = P(n.parameter)
     elif isinstance(n, MirrorNode):
         out["input"] = int(n.input)
+    elif isinstance(n, BodyIkNode):
+        _body_json(out, n, P, sk)
     elif isinstance(n, SpringsNode):
         out["input"] = int(n.input)
         out["springSet"] = springs[int(n.spring_set)]
@@ -223,6 +227,48 @@ def _solver_json(out: dict, n, P, sk) -> None:
         _opt(out, "cone", _num(n.cone), _f(math.pi))
     _opt(out, "weight", _num(n.weight), 1.0)
     _opt(out, "weightParameter", P(n.weight_parameter), None)
+
+
+def _body_json(out: dict, n: BodyIkNode, P, sk) -> None:
+    s = n.solve
+    bone = lambda b: sk.bone_name(int(b))       # noqa: E731
+    out["input"] = int(n.input)
+    _opt(out, "solver", BODY_SOLVERS[BodySolver(n.solver)], "xpbd")
+    out["top"] = bone(s.top)
+    _opt(out, "topMode", TOP_MODES[BodyTopMode(s.top_mode)], "pinned")
+    _opt(out, "prePull", _num(s.pre_pull), 0.0)
+    _opt(out, "iterations", int(s.iterations), 10)
+    _opt(out, "tolerance", _num(s.tolerance), _f(1e-3))
+    goals, rots = list(n.goal_parameters), list(n.rotation_parameters)
+    effectors = []
+    for k, e in enumerate(s.effectors):
+        item = {"bone": bone(e.bone)}
+        _opt(item, "goal", _vec(e.goal), [0.0, 0.0, 0.0])
+        _opt(item, "goalParameter", P(goals[k]) if k < len(goals) else None, None)
+        _opt(item, "rotation", _vec(e.rotation), [0.0, 0.0, 0.0, 1.0])
+        _opt(item, "rotationParameter", P(rots[k]) if k < len(rots) else None, None)
+        _opt(item, "rotationWeight", _num(e.rotation_weight), 0.0)
+        _opt(item, "strength", _num(e.strength), 1.0)
+        _opt(item, "pullChain", _num(e.pull_chain), 0.0)
+        effectors.append(item)
+    out["effectors"] = effectors
+    bones = []
+    for b in s.bones:
+        item = {"bone": bone(b.bone)}
+        _opt(item, "stiffness", _num(b.stiffness), 0.0)
+        m, limit = b.limit, {}
+        _opt(limit, "kind", BODY_LIMITS[BodyLimitKind(m.kind)], "none")
+        _opt(limit, "axis", _vec(m.axis), [1.0, 0.0, 0.0])
+        _opt(limit, "low", _num(m.low), 0.0)
+        _opt(limit, "high", _num(m.high), 0.0)
+        if limit:
+            item["limit"] = limit
+        _opt(item, "preferred", _vec(b.preferred), [0.0, 0.0, 0.0])
+        _opt(item, "preferredWeight", _num(b.preferred_weight), 0.0)
+        _opt(item, "stretch", _num(b.stretch), 0.0)
+        bones.append(item)
+    if bones:
+        out["bones"] = bones
 
 
 def _limit_json(m, bone) -> dict:
