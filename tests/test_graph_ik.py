@@ -323,3 +323,87 @@ def test_open_checks_each_ik_record_word():
                 assert at <= e.offset <= at + size
                 refused += 1
     assert refused > words.size        # most words refuse at least one of the three
+
+
+# ---- full body ------------------------------------------------------------------------------------
+from runtime.ik.body import (MAX_BODY_IK_EFFECTORS, BodyBone, BodyEffector, BodyLimit,  # noqa: E402
+                             BodyLimitKind, BodySolve, BodyTopMode, body_ik_scratch_size,
+                             solve_body_sdls, solve_body_xpbd)
+
+
+def body_solve(goal=(0.0, 0.0, 0.0), rotation=(0.0, 0.0, 0.0, 1.0), **kw):
+    effectors = [BodyEffector(bone("hand_l"), goal, rotation, 0.5),
+                 BodyEffector(bone("hand_r"), (-0.5, 1.25, 0.25), strength=0.75, pull_chain=0.25),
+                 BodyEffector(bone("head"), (0.0, 1.75, 0.125), strength=0.5)]
+    settings = [BodyBone(bone("spine1"), 0.5, BodyLimit(BodyLimitKind.cone, (0.0, 1.0, 0.0), 0.0, 0.5)),
+                BodyBone(bone("forearm_l"), 0.0, BodyLimit(BodyLimitKind.hinge, (1.0, 0.0, 0.0), -2.0, 0.0),
+                         (0.25, 0.0, 0.0), 0.5)]
+    return BodySolve(**{**dict(top=bone("spine0"), effectors=effectors, bones=settings, iterations=12,
+                               top_mode=BodyTopMode.pinned), **kw})
+
+
+def body_node(**kw):
+    return BodyIkNode(**{**dict(input=0, solve=body_solve(), goal_parameters=[1],
+                                rotation_parameters=[4]), **kw})
+
+
+@pytest.mark.parametrize("solver", list(BodySolver))
+@pytest.mark.parametrize("seed", range(3))
+def test_body_node_is_its_solver_on_its_input(solver, seed):
+    rng = np.random.default_rng(seed)
+    pose = random_pose(humanoid(), rng)
+    goal = f32_vector(rng, scale=0.5)
+    inst, out = run(one_node(body_node(solver=solver)), pose,
+                    [(1, T.vector3, goal), (4, T.quaternion, (0.5, 0.5, 0.5, 0.5))])
+    want = rt.Pose(humanoid())
+    want.write_locals(0, pose.locals)
+    solve = body_solve(goal, (0.5, 0.5, 0.5, 0.5))
+    fn = solve_body_xpbd if solver == BodySolver.xpbd else solve_body_sdls
+    fn(want, humanoid(), solve, bytearray(body_ik_scratch_size(humanoid(), solve)))
+    assert np.array_equal(bits(out), bits(want))
+    assert not np.array_equal(bits(out), bits(pose))
+
+
+def test_body_subsets_plan_the_paths_to_the_effectors():
+    binding = bound(one_node(body_node()))
+    inst = GraphInstance(binding)
+    inst.set_pose(0, random_pose(humanoid(), np.random.default_rng(9)))
+    inst.set_parameter(1, T.vector3, (0.25, 1.0, 0.5))
+    inst.update(0.1)
+    full = evaluated(inst)
+    plan = GraphSubset(binding, [bone("spine1")])
+    for name in ("hand_l", "hand_r", "head", "forearm_l", "spine0"):
+        assert bone(name) in plan.bones
+    out = rt.Pose(humanoid())
+    inst.evaluate_subset(plan, out)
+    assert np.array_equal(bits(out)[plan.bones], bits(full)[plan.bones])
+    away = GraphSubset(binding, [bone("toe_l")])       # off the part: the node does not run
+    assert bone("hand_l") not in away.bones
+
+
+def test_body_refusals():
+    assert refused(body_node(solve=None)) == (R.Node, 1, 1)
+    assert refused(body_node(solver=5)) == (R.Node, 1, 2)
+    assert refused(body_node(solve=body_solve(top=bone("hand_r")))) == (R.Node, 1, 1)   # effectors not below
+    assert refused(body_node(goal_parameters=[3])) == (R.Parameter, 1, 3 << 16)
+    assert refused(body_node(rotation_parameters=[None, 1])) == (R.Parameter, 1, 4 << 16 | 1)
+    assert refused(body_node(goal_parameters=[1, 1, 1, 1])) == (R.Node, 1, 3)
+    assert refused(body_node(goal_parameters=None)) == (R.Count, 1, 0)
+    stretchy = body_solve(bones=[BodyBone(bone("spine1"), stretch=0.5)])
+    build(one_node(body_node(solve=stretchy)))                       # XPBD stretches
+    assert refused(body_node(solve=stretchy, solver=BodySolver.sdls)) == (R.Node, 1, 1)
+    many = body_solve(effectors=[BodyEffector(bone("head"), (0.0, 0.0, 0.0))] * (MAX_BODY_IK_EFFECTORS + 1))
+    assert refused(body_node(solve=many, goal_parameters=[], rotation_parameters=[]), rt.LimitError) == \
+        (R.Node, 1, 1)
+    assert refused(body_node(solve=body_solve(tolerance=-1.0))) == (R.Node, 1, 1)
+
+
+def test_body_json_is_a_fixed_point():
+    for solver in BodySolver:
+        src = one_node(body_node(solver=solver))
+        text = write_text(src)
+        again = read_text(text, GraphNamedAssets(humanoid()))
+        assert write_text(again) == text and build(again) == build(src)
+    text = write_text(one_node(BodyIkNode(0, BodySolve(bone("spine0"), [BodyEffector(bone("head"), (0.0, 1.0, 0.0))]))))
+    assert all(f'"{key}":' not in text for key in ("solver", "topMode", "iterations", "tolerance", "bones",
+                                                   "strength", "rotation"))

@@ -66,7 +66,7 @@ __all__ = [
     "maniGraphInstance_EvaluateSubset",
 ]
 
-_NODES = "the full-body IK, motion-matching and learned node kinds"
+_NODES = "the motion-matching and learned node kinds"
 _NO_MAPS = "retargeted clip slots are refused at build, so no graph has a map slot yet"
 __pending__ = {
     "maniOpenGraph": f"{_NODES} and map slots are refused as unknown records",
@@ -81,9 +81,8 @@ __pending__ = {
     "maniGraphInstance_Update": "learned nodes (their steps, projection, events and root motion) do"
                                 " not exist yet",
     "maniGraphInstance_Evaluate": f"{_NODES} are not evaluated: they do not exist yet",
-    "maniPlanGraphSubset": "full-body paths are not planned: that node kind does not exist yet",
-    "maniGraphInstance_EvaluateSubset": "full-body nodes and retargeted clips are not evaluated:"
-                                        " they do not exist yet",
+    "maniGraphInstance_EvaluateSubset": "retargeted clips are not transferred: map slots do not"
+                                        " exist yet",
 }
 
 
