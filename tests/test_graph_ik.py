@@ -15,7 +15,6 @@ from runtime.graph.file import Graph
 from runtime.graph.instance import GraphInstance
 from runtime.graph.json.read import GraphNamedAssets, read_text
 from runtime.graph.json.write import write_text
-from runtime.graph.limits import GRAPH_NONE, LIST_NODES
 from runtime.graph.source import *  # noqa: F403
 from runtime.graph.source import ParameterType as T
 from runtime.graph.subset import GraphSubset
@@ -23,8 +22,8 @@ from runtime.ik import (AimSolve, ChainSolve, ConeLimit, HingeLimit, MAX_AIM_BON
                         MAX_IK_ITERATIONS, TwistLimit, TwoBoneSolve, solve_aim, solve_ccd,
                         solve_fabrik, solve_two_bone)
 
-from graph_solver_fixtures import (bits, bone, bound, evaluated, f32_vector, mirror_map,
-                                   solver_nodes, solver_parameters, solver_source)
+from graph_solver_fixtures import (bits, bone, bound, evaluated, f32_vector, solver_nodes,
+                                   solver_parameters, solver_source)
 from runtime_fixtures import random_pose
 from test_graph_fixtures import humanoid
 

@@ -6,12 +6,12 @@ to a fixed point, every bone the graph's nodes read to write them. The node kind
 release (clips, blends, spaces, masks, additive layers, selects, time scales, seeks,
 machines, one-shots, inertialization, pose parameters) write each bone from the same bone
 of their inputs, so the fixed point is the ancestors' closure widened by the kinds that
-read other bones: under a mirror node each planned bone's partner, for an IK node writing
-a planned bone its chain (its end's root path: graph/solving.py), for a springs node writing
-a planned bone its set's joints, colliders' bones and centers (graph/springs.py), each with
-its root path, for a full-body node whose part holds a planned bone its paths from its top
-to its effectors (the effectors' root paths). An IK, full-body or springs node writing no planned bone does not run under the plan
-(it passes its input on; a set not stepped). Its memory:
+read other bones: under a mirror node each planned bone's partner; for an IK node writing
+a planned bone its chain (its end's root path: graph/solving.py); for a springs node
+writing a planned bone its set's joints, colliders' bones and centers (graph/springs.py);
+for a full-body node whose part holds a planned bone its paths from its top to its
+effectors (the effectors' root paths). An IK, full-body or springs node writing no planned
+bone does not run under the plan (it passes its input on; a set not stepped). Its memory:
 
     0   u32 magic b"GSUB", u32 bone count, u64 the graph's identity
     16  u32 reserved 0 (four)

@@ -4,7 +4,10 @@ Each node of weight above 0, in order, writes its slot: a clip sampled at its pl
 blend, a space or a machine blending its weighted inputs by the shares the update kept; a
 mask or a one-shot blending base and overlay bone by bone; an additive layer adding its
 difference; a select, time scale or seek passing its input on; an inertialize node putting
-its decaying offset (or its dead blend) onto its input; a pose parameter's pose. Then the
+its decaying offset (or its dead blend) onto its input; a pose parameter's pose; a mirror,
+IK, full-body or springs node its input mirrored, solved or sprung by the library's own
+kernels (graph/evaluate/solvers.py; a full-body node lane by lane through ik.body's
+solve_packed). Then the
 output's slot is the pose. An instance never updated gives the rest pose.
 
 Instances are lanes: each node is one compiled kernel call (graph/evaluate/kernels.py) over every
