@@ -22,7 +22,7 @@ from ...core.builder import Builder
 from ...core.errors import BusyError, CapacityError, InvalidError
 from ..common import ImportFormatError, ImportReason, bone_names
 from . import codecs
-from .jsontext import JsonArray, JsonObject, JsonSyntaxError, parse
+from .jsontext import JsonObject, JsonSyntaxError, parse
 
 R = ImportReason
 GLB_MAGIC = b"glTF"

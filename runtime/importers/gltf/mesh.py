@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.errors import CapacityError, InvalidError
-from ...core.limits import NO_BONE
 from ..common import ImportFormatError, ImportReason
 from . import codecs
 from .document import (COMPONENTS, NORMALIZE, WIDTHS, Gltf, is_int,

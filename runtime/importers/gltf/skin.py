@@ -14,8 +14,7 @@ from ...deform.influences import InfluenceSource, build_influences
 from ...deform.skin import Skin, SkinSource, build_skin
 from ...pose.skeleton import opened
 from ..common import ImportFormatError, ImportReason
-from . import space
-from .document import Gltf, GltfOptions, opened_document, quiet
+from .document import GltfOptions, opened_document, quiet
 from .mesh import primitive, primitive_attributes
 
 R = ImportReason

@@ -345,7 +345,7 @@ class DebugUI:
         value = self.playhead(b, s.side)
         imgui.begin_disabled(not viewer.paused)
         imgui.set_next_item_width(210 * self.scale)
-        changed, value = imgui.slider_float(f"##scrub", float(value), 0.0,
+        changed, value = imgui.slider_float("##scrub", float(value), 0.0,
                                             float(max(duration, 1e-6)), "%.3f s")
         imgui.same_line()
         imgui.text(f"{SIDE_NAMES[s.side]} {role}")
