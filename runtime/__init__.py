@@ -36,6 +36,7 @@ from .ik.body import (BodyBone, BodyEffector, BodyLimit, BodyLimitKind, BodySolv
                       body_ik_scratch_size, solve_body_sdls, solve_body_xpbd)
 from .physics import (ColliderShape, ColliderSource, JointSource, LimitSource, SpringLimitKind,
                       SpringSet, SpringSetSource, SpringSource, SpringState, build_spring_set)
+from .matching import (MatchChannel, MatchChannelKind, MatchEntry, MatchEntryFlag, MatchQuery, MatchResult, MotionDatabase, MotionDatabaseSource, Trajectory, TrajectoryGoal, advance_trajectory, build_motion_database, search_motion_database, trajectory_features)
 from .clip.compress import CompressOptions, CompressReport, compress_clip, default_compress_options
 from .pose import (BlendLayer, BoneSource, MaskChain, Pose, PoseBatch, Skeleton, SkeletonSource,
                    add_layers, blend_poses, build_mask, build_skeleton, compute_pose_difference,
@@ -77,3 +78,7 @@ __all__ = [
     "SpringSetSource", "SpringSource", "SpringState", "build_spring_set",
 ]
 __all__ += ["CompressOptions", "CompressReport", "compress_clip", "default_compress_options"]
+__all__ += ["MatchChannel", "MatchChannelKind", "MatchEntry", "MatchEntryFlag", "MatchQuery",
+            "MatchResult", "MotionDatabase", "MotionDatabaseSource", "Trajectory", "TrajectoryGoal",
+            "advance_trajectory", "build_motion_database", "search_motion_database",
+            "trajectory_features"]

@@ -28,6 +28,7 @@ from runtime import capi  # noqa: E402
 from runtime.core import container  # noqa: E402
 
 from hostile_world import World  # noqa: E402
+from runtime.matching import Trajectory  # noqa: E402
 
 F32 = [3.4e38, -3.4e38, 1.4e-45, -1.4e-45, 1e-38, 1e38, float("inf"), -float("inf"),
        float("nan"), -0.0, 0.0, 1.0, -1.0, 65504.0, 2.0 ** 64]
@@ -214,6 +215,24 @@ def use_spring_state(w: World, data):
     _all([run])
 
 
+def use_motion_database(w: World, database):
+    def run():
+        query = w.match_query()
+        query.picks, query.continuing_frame = [], capi.MANI_NO_FRAME
+        if query.features.size == database.feature_count:
+            capi.maniMotionDatabase_Search(database, query)
+        capi.maniMotionDatabase_ComputeTrajectoryFeatures(database, Trajectory(), Trajectory())
+    frames, channels = database.frame_count, database.channel_count
+    _all([run, lambda: capi.maniMotionDatabase_GetNormalization(database),
+          lambda: capi.maniMotionDatabase_GetClipIdentity(database, 0)]
+         + [lambda c=c: capi.maniMotionDatabase_GetChannel(database, c) for c in range(channels + 1)]
+         + [lambda c=c: capi.maniMotionDatabase_GetChannelName(database, c) for c in range(channels + 1)]
+         + [lambda e=e: capi.maniMotionDatabase_GetEntry(database, e) for e in range(database.entry_count + 1)]
+         + [lambda f=f: capi.maniMotionDatabase_GetFrame(database, f) for f in (0, frames - 1, frames)]
+         + [lambda f=f: capi.maniMotionDatabase_GetFeatures(database, f, np.zeros(256, np.float32), 256)
+            for f in (0, frames - 1, frames)])
+
+
 KINDS = {
     "skeleton": (lambda w: _bytes(w, capi.maniBuildSkeleton, w.skeleton_source),
                  capi.maniOpenSkeleton, use_skeleton),
@@ -232,6 +251,8 @@ KINDS = {
     "spring": (lambda w: _bytes(w, capi.maniBuildSpringSet, w.spring_source),
                capi.maniOpenSpringSet, use_spring_set),
     "spring_state": (lambda w: w.spring_saved, lambda data: data, use_spring_state),
+    "motion_database": (lambda w: bytes(w.match_bytes), capi.maniOpenMotionDatabase,
+                        use_motion_database),
 }
 
 
