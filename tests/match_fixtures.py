@@ -9,7 +9,7 @@ import pytest
 from numba import njit
 
 from runtime import capi
-from runtime.matching import MatchQuery, Trajectory, TrajectoryGoal
+from runtime.matching import MatchQuery
 from runtime.samples import mocap
 
 NO_FRAME = capi.MANI_NO_FRAME
@@ -139,30 +139,5 @@ def random_queries(db, count: int, seed: int) -> np.ndarray:
     return raw_of(db, q)
 
 
-def trajectory_queries(db, count: int, seed: int, future=mocap.FUTURE) -> np.ndarray:
-    """Raw queries as a controller makes them: a frame's pose features, then the
-    trajectory a spring predicts toward a random desired velocity and facing."""
-    features = frame_table(db)[0]
-    rng = np.random.default_rng(seed)
-    pose_width = db.feature_count - 4 * len(future)
-    out = np.zeros((count, db.feature_count), np.float32)
-    for k in range(count):
-        f = int(rng.integers(db.frame_count))
-        out[k] = raw_of(db, features[f])
-        speed = rng.choice([0.0, 150.0, 400.0])
-        heading = rng.uniform(-np.pi, np.pi)
-        facing = heading + rng.normal(0, 0.3)
-        root = Trajectory(velocity=(rng.normal(0, 50), 0, rng.uniform(0, 300)),
-                          angular_velocity=(0, rng.normal(0, 1), 0))
-        goal = TrajectoryGoal((speed * np.sin(heading), 0, speed * np.cos(heading)),
-                              (0, np.sin(facing / 2), 0, np.cos(facing / 2)), 0.2, 0.2)
-        positions, facings = [], []
-        for t in future:
-            sample = root.copy()
-            capi.maniAdvanceTrajectory(sample, goal, t)
-            p, d = capi.maniMotionDatabase_ComputeTrajectoryFeatures(db, root, sample)
-            positions.append(p)
-            facings.append(d)
-        out[k, pose_width:pose_width + 2 * len(future)] = np.concatenate(positions)
-        out[k, pose_width + 2 * len(future):] = np.concatenate(facings)
-    return out
+def trajectory_queries(db, count: int, seed: int) -> np.ndarray:
+    return mocap.trajectory_queries(db, count, seed)

@@ -144,11 +144,19 @@ class MotionDatabase:
         self.clip_count = int(nclips)
         self.skeleton_identity = int(skeleton)
         self.mirror_map_identity = int(mirror)
-        for name in ("offsets", "scales", "features", "slot_frame", "frame_slot", "frame_entry",
-                     "frame_time", "entry_bias", "entry_tags", "entry_flags", "entry_end",
-                     "node_links", "node_bias", "boxes"):
-            value = getattr(self, name)      # each in the one type the search is compiled for
+        # what the search kernel reads, packed in a few arrays of one type each
+        self.norm = jit.array(np.stack([self.offsets, self.scales]), np.float32)
+        self.frames = jit.array(np.stack([self.slot_frame, self.frame_slot, self.frame_entry]),
+                                np.int64)
+        self.entry_reals = jit.array(np.stack([self.entry_bias, self.entry_end]), np.float32)
+        self.entry_ints = jit.array(np.stack([self.entry_tags, self.entry_flags]), np.int64)
+        for name in ("features", "frame_time", "node_links", "node_bias", "boxes"):
+            value = getattr(self, name)
             setattr(self, name, jit.array(value, value.dtype))
+        self.offsets, self.scales = self.norm
+        self.slot_frame, self.frame_slot, self.frame_entry = self.frames
+        self.entry_bias, self.entry_end = self.entry_reals
+        self.entry_tags, self.entry_flags = self.entry_ints
         self.identity = c.identity
         self.feature_count = int(width)
         self.frame_count = int(nframes)

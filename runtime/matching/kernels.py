@@ -19,6 +19,7 @@ from ..core.jit import kernel
 
 NO_JUMP = 1
 LOOPS = 4
+NOT_FINITE = -2           # search_tree's frame for a query feature not finite
 NO_BEST = 1 << 62          # a frame number past every frame: the first candidate always wins
 STACK = 96                 # a tree of MAX_MATCH_FRAMES frames is 23 levels deep
 
@@ -41,43 +42,54 @@ def _loses(cost, frame, best, best_frame, best_continuing):
 
 
 @kernel(inner=True)
-def _excluded(f, e, entry_end, entry_flags, frame_entry, frame_time, end_exclusion, picks,
+def _excluded(f, e, entry_reals, entry_ints, frames, frame_time, end_exclusion, picks,
               history_time):
-    if not entry_flags[e] & LOOPS and frame_time[f] > entry_end[e] - end_exclusion:
+    if not entry_ints[1, e] & LOOPS and frame_time[f] > entry_reals[1, e] - end_exclusion:
         return True
     for k in range(picks.size):
         p = picks[k]
-        if frame_entry[p] == e and abs(frame_time[f] - frame_time[p]) <= history_time:
+        if frames[2, p] == e and abs(frame_time[f] - frame_time[p]) <= history_time:
             return True
     return False
 
 
 @kernel
-def search_tree(query, offsets, scales, features, slot_frame, frame_slot, frame_entry,
-                frame_time, entry_bias, entry_tags, entry_flags, entry_end, node_links,
-                node_bias, boxes, continuing, continuing_bias, transition, required, excluded,
-                end_exclusion, picks, history_time, qn, stack, stack_bound):
+def search_tree(query, norm, features, frames, frame_time, entry_reals, entry_ints, node_links,
+                node_bias, boxes, picks, continuing, continuing_bias, transition, required,
+                excluded, end_exclusion, history_time):
     """(frame, cost, frames costed) of the least cost; frame -1 when no frame is a
-    candidate. `query` raw binary32 features, normalized here into `qn`; -1 for no
-    continuing frame."""
+    candidate, NOT_FINITE for a query feature not finite. `query` raw binary32 features,
+    normalized here; -1 for no continuing frame; the costs and times binary64 values the
+    kernel rounds to binary32. norm (2, F): offsets, scales; frames (3, N): each slot's frame,
+    each frame's slot, each frame's entry; entry_reals (2, E): cost bias, end; entry_ints
+    (2, E): tags, flags; node_links (M, 5): first slot, count, left, right, lowest frame."""
     width = query.size
+    qn = np.empty(width, np.float32)
     for i in range(width):
-        qn[i] = (query[i] - offsets[i]) / scales[i]
+        if not math.isfinite(query[i]):
+            return NOT_FINITE, np.float32(0.0), 0
+        qn[i] = (query[i] - norm[0, i]) / norm[1, i]
+    continuing_bias = np.float32(continuing_bias)
+    transition = np.float32(transition)
+    end_exclusion = np.float32(end_exclusion)
+    history_time = np.float32(history_time)
     best = np.float32(np.inf)
     best_frame = NO_BEST
     best_continuing = False
     costed = 0
     if continuing >= 0:
-        e = frame_entry[continuing]
-        tags = entry_tags[e]
+        e = frames[2, continuing]
+        tags = entry_ints[0, e]
         if (tags & required) == required and (tags & excluded) == 0:
-            s = frame_slot[continuing]
-            acc = entry_bias[e] + continuing_bias
+            s = frames[1, continuing]
+            acc = entry_reals[0, e] + continuing_bias
             for i in range(width):
                 d = qn[i] - features[s, i]
                 acc += d * d
             best, best_frame, best_continuing = acc, continuing, True
             costed += 1
+    stack = np.empty(STACK, np.int64)
+    stack_bound = np.empty(STACK, np.float32)
     stack[0] = 0
     stack_bound[0] = _ZERO
     top = 1
@@ -91,18 +103,18 @@ def search_tree(query, offsets, scales, features, slot_frame, frame_slot, frame_
         if left == 0xFFFFFFFF:
             first = node_links[node, 0]
             for s in range(first, first + node_links[node, 1]):
-                f = slot_frame[s]
+                f = frames[0, s]
                 if f == continuing:
                     continue
-                e = frame_entry[f]
-                tags = entry_tags[e]
+                e = frames[2, f]
+                tags = entry_ints[0, e]
                 if (tags & required) != required or (tags & excluded) != 0 \
-                        or entry_flags[e] & NO_JUMP:
+                        or entry_ints[1, e] & NO_JUMP:
                     continue
-                if _excluded(f, e, entry_end, entry_flags, frame_entry, frame_time,
+                if _excluded(f, e, entry_reals, entry_ints, frames, frame_time,
                              end_exclusion, picks, history_time):
                     continue
-                acc = entry_bias[e] + transition
+                acc = entry_reals[0, e] + transition
                 lost = False
                 for i in range(width):
                     d = qn[i] - features[s, i]

@@ -11,7 +11,7 @@ frame, then to the lowest frame.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -19,8 +19,10 @@ import numpy as np
 from ..core import args, jit
 from ..core.errors import InvalidError, LimitError
 from .database import MotionDatabase, opened
-from .kernels import STACK, search_tree
+from .kernels import NOT_FINITE, search_tree
 from .limits import MAX_MATCH_HISTORY, NO_FRAME
+
+_F32_MAX = float(np.finfo(np.float32).max)
 
 
 @dataclass
@@ -54,46 +56,36 @@ class MatchResult:
     costed: int = 0
 
 
-@dataclass
-class _Scratch:
-    qn: np.ndarray
-    stack: np.ndarray = field(default_factory=lambda: np.zeros(STACK, np.int64))
-    bound: np.ndarray = field(default_factory=lambda: np.zeros(STACK, np.float32))
-
-
 _NO_PICKS = jit.array(np.zeros(0, np.int64), np.int64)
 
 
-def _scratch(db: MotionDatabase) -> _Scratch:
-    s = db.__dict__.get("_search_scratch")
-    if s is None:
-        s = db._search_scratch = _Scratch(np.zeros(db.feature_count, np.float32))
-    return s
-
-
 def _features(value, width: int) -> np.ndarray:
-    if isinstance(value, np.ndarray) and value.dtype == np.float32 and value.shape == (width,) \
-            and value.flags.c_contiguous:
-        if not np.isfinite(value).all():
-            raise InvalidError("a query feature not finite")
-        return jit.array(value, np.float32)
-    return jit.array(args.floats(value, (width,), "query features"), np.float32)
+    """The query's features as the kernel's one array type (whose finiteness the kernel
+    checks: a binary32 array of the right shape passes straight through)."""
+    if not (isinstance(value, np.ndarray) and value.dtype == np.float32
+            and value.shape == (width,)):
+        value = args.floats(value, (width,), "query features")
+    return jit.array(value, np.float32)
 
 
-def _cost(value, what: str) -> np.float32:
-    v = args.finite32(value, what)
-    return np.float32(v)
+def _cost(value, what: str) -> float:
+    """A cost finite in binary32 (the kernel rounds it, as np.float32 would)."""
+    if type(value) is float and abs(value) <= _F32_MAX:        # the common case, quickly
+        return value
+    return args.finite32(value, what)
 
 
-def _time(value, what: str) -> np.float32:
+def _time(value, what: str) -> float:
+    if type(value) is float and 0.0 <= value <= _F32_MAX:
+        return value
     v = args.finite32(value, what)
     if v < 0:
         raise InvalidError(f"{what} {v} is negative")
-    return np.float32(v)
+    return v
 
 
 def _tags(value, what: str) -> int:
-    t = args.integer(value, what)
+    t = value if type(value) is int else args.integer(value, what)
     if not 0 <= t < 1 << 32:
         raise InvalidError(f"{what} must be a uint32")
     return t
@@ -125,7 +117,9 @@ def search(database: MotionDatabase, query: MatchQuery, out: MatchResult | None 
     if out is not None and not isinstance(out, MatchResult):
         raise InvalidError("result must be a MatchResult")
     features = _features(query.features, db.feature_count)
-    continuing = args.integer(query.continuing_frame, "continuing frame")
+    continuing = query.continuing_frame
+    if type(continuing) is not int:
+        continuing = args.integer(continuing, "continuing frame")
     if continuing == NO_FRAME:
         continuing = -1
     elif not 0 <= continuing < db.frame_count:
@@ -137,13 +131,12 @@ def search(database: MotionDatabase, query: MatchQuery, out: MatchResult | None 
     end_exclusion = _time(query.end_exclusion, "end exclusion")
     history_time = _time(query.history_time, "history time")
     picks = _picks(query.picks, db.frame_count)
-    s = _scratch(db)
     frame, cost, costed = search_tree(
-        features, db.offsets, db.scales, db.features, db.slot_frame, db.frame_slot,
-        db.frame_entry, db.frame_time, db.entry_bias, db.entry_tags, db.entry_flags,
-        db.entry_end, db.node_links, db.node_bias, db.boxes, continuing, continuing_bias,
-        transition, required, excluded, end_exclusion, picks, history_time, s.qn, s.stack,
-        s.bound)
+        features, db.norm, db.features, db.frames, db.frame_time, db.entry_reals,
+        db.entry_ints, db.node_links, db.node_bias, db.boxes, picks, continuing,
+        continuing_bias, transition, required, excluded, end_exclusion, history_time)
+    if frame == NOT_FINITE:
+        raise InvalidError("a query feature not finite")
     result = out if out is not None else MatchResult()
     if frame < 0:
         result.frame = result.entry = NO_FRAME

@@ -28,6 +28,7 @@ from ..mapping.mirror_build import MirrorAxis, MirrorMapSource, MirrorRule, Rule
 from ..matching.database import MotionDatabase
 from ..matching.database_build import (MatchChannel, MatchChannelKind, MatchEntry, MatchEntryFlag,
                                        MotionDatabaseSource, build_motion_database)
+from ..matching.trajectory import Trajectory, TrajectoryGoal, advance, trajectory_features
 from ..pose.skeleton import Skeleton
 
 MOCAP = Path(__file__).resolve().parents[2].parent / "shared" / "testdata" / "mocap" / "bandai-namco-2"
@@ -149,3 +150,33 @@ def staged_database(mirrored: bool = True) -> StagedDatabase:
     seconds = time.perf_counter() - start
     return StagedDatabase(skeleton, clips, [p.stem for p in files], mirror_map, source,
                           MotionDatabase(data), data, seconds)
+
+
+def trajectory_queries(db: MotionDatabase, count: int, seed: int) -> np.ndarray:
+    """Raw queries as a controller makes them over a database of holden_channels: a
+    frame's pose features, then the trajectory the springs predict at FUTURE toward a
+    random desired velocity (standing, walking or running pace) and facing."""
+    rng = np.random.default_rng(seed)
+    trajectory_width = 4 * len(FUTURE)
+    pose_width = db.feature_count - trajectory_width
+    out = np.zeros((count, db.feature_count), np.float32)
+    for k in range(count):
+        f = int(rng.integers(db.frame_count))
+        normalized = db.frame_features(f).astype(np.float64)
+        out[k] = (normalized * db.scales + db.offsets).astype(np.float32)
+        speed = rng.choice([0.0, 150.0, 400.0])
+        heading = rng.uniform(-np.pi, np.pi)
+        facing = heading + rng.normal(0, 0.3)
+        root = Trajectory(velocity=(rng.normal(0, 50), 0, rng.uniform(0, 300)),
+                          angular_velocity=(0, rng.normal(0, 1), 0))
+        goal = TrajectoryGoal((speed * np.sin(heading), 0, speed * np.cos(heading)),
+                              (0, np.sin(facing / 2), 0, np.cos(facing / 2)), 0.2, 0.2)
+        positions, facings = [], []
+        for t in FUTURE:
+            sample = root.copy()
+            advance(sample, goal, t)
+            p, d = trajectory_features(db, root, sample)
+            positions.append(p)
+            facings.append(d)
+        out[k, pose_width:] = np.concatenate(positions + facings)
+    return out
