@@ -12,7 +12,7 @@ import runtime as rt
 from runtime import capi
 from runtime.clip.rootmotion import move_at
 from runtime.mapping import MirrorClipSource
-from runtime.matching import MatchChannelKind, MatchEntryFlag
+from runtime.matching import MatchChannel, MatchChannelKind, MatchEntry, MatchEntryFlag, MotionDatabaseSource
 from runtime.matching.database_build import CHANNEL, ENTRY, HEADER, NODE
 
 from hostile_world import World
@@ -279,3 +279,26 @@ def test_the_open_checks_the_tree_and_the_records():
         capi.maniOpenMotionDatabase(None)
     with pytest.raises(rt.InvalidError):
         capi.maniOpenMotionDatabase(memoryview(bytearray(data) + b"\0")[1:])
+
+
+def test_a_looping_entry_wraps_its_times_and_carries_the_root_across():
+    """WORLD.clip repeats and its root walks at 1 a second (along x turned by the root's
+    constant yaw): over the whole clip an entry loops, so half a second ahead is always the
+    same 0.5 away; a clamped entry stops at its end."""
+    source = MotionDatabaseSource(WORLD.skeleton, [WORLD.clip],
+                                  [MatchEntry(0, 0.0, 1.0), MatchEntry(0, 0.0, 0.9)],
+                                  [MatchChannel(K.trajectory_position, 0, (0.5,))], rate=20.0)
+    db = rt.MotionDatabase(rt.build_motion_database(rt.Builder(), source))
+    assert capi.maniMotionDatabase_GetEntry(db, 0).flags & MatchEntryFlag.loops
+    assert not capi.maniMotionDatabase_GetEntry(db, 1).flags & MatchEntryFlag.loops
+    raw = lambda f: db.frame_features(f).astype(np.float64) * db.scales + db.offsets  # noqa: E731
+    first, count = db.entry_frames(0)
+    ahead = raw(first)
+    assert np.linalg.norm(ahead) == pytest.approx(0.5, abs=1e-5)
+    for f in range(first, first + count):
+        assert np.allclose(raw(f), ahead, atol=1e-5), (f, raw(f))
+    first, count = db.entry_frames(1)
+    last = first + count - 1
+    assert db.frame(last)[1] == pytest.approx(0.9)
+    assert np.allclose(raw(last), [0.0, 0.0], atol=1e-5)
+    assert np.allclose(raw(last - 4), ahead * (0.9 - db.frame(last - 4)[1]) / 0.5, atol=1e-5)
