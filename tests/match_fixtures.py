@@ -58,7 +58,7 @@ def _scan(qn, features, entries, times, bias, tags, flags, ends, cont, cont_bias
             for i in range(qn.size):
                 d = qn[i] - features[cont, i]
                 acc += d * d
-            best, best_frame, best_cont = acc, cont, True
+            best, best_frame, best_cont = (np.float32(np.inf) if np.isnan(acc) else acc), cont, True
     for f in range(features.shape[0]):
         e = entries[f]
         if f == cont or (tags[e] & req) != req or (tags[e] & exc) != 0 or flags[e] & 1:
@@ -77,6 +77,8 @@ def _scan(qn, features, entries, times, bias, tags, flags, ends, cont, cont_bias
             acc += d * d
             if acc > best:
                 break
+        if np.isnan(acc):
+            acc = np.float32(np.inf)
         if acc < best or (best_frame < 0 and not acc > best):
             best, best_frame, best_cont = acc, f, False
     return best_frame, best

@@ -176,6 +176,16 @@ def test_overflowing_costs_still_find_the_lowest_frame():
     assert r.frame == 0 and r.cost == float("inf")
 
 
+def test_costs_that_come_to_nan_count_as_infinite():
+    db = _database([MatchEntry(0, 0, 1, cost_bias=-3e38), MatchEntry(0, 0, 1, cost_bias=1.0)])
+    q = np.full(db.feature_count, 3e38, np.float32)
+    first, _ = db.entry_frames(1)
+    r = _search(db, q, transition_cost=-3e38)      # -inf + inf in entry 0: NaN, so inf
+    assert r.frame == 0 and r.cost == float("inf")
+    r = _search(db, q, continuing_frame=first, continuing_bias=-3e38)
+    assert r.frame == first and r.continuing
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_random_small_databases_with_every_rule(seed):
     rng = np.random.default_rng(seed)

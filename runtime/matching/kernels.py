@@ -3,6 +3,10 @@
 Both work in binary32 throughout, every operation rounded on its own (no fastmath, so no
 fused multiply-add), so a cost is the same bits whichever way the search reaches it.
 
+A cost that comes to NaN (an infinite bias and transition sum meeting an infinite square,
+from finite values past binary32's range) counts as +inf; a bound that comes to NaN prunes
+nothing.
+
 Why the box bound never exceeds a frame's true cost: for each feature, the query's distance
 to the box is at most its distance to any frame inside, and binary32 rounding is monotonic,
 so fl(x - edge)^2 <= fl(x - f)^2; the bound then adds those squares to the node's least bias
@@ -86,6 +90,8 @@ def search_tree(query, norm, features, frames, frame_time, entry_reals, entry_in
             for i in range(width):
                 d = qn[i] - features[s, i]
                 acc += d * d
+            if acc != acc:
+                acc = np.float32(np.inf)
             best, best_frame, best_continuing = acc, continuing, True
             costed += 1
     stack = np.empty(STACK, np.int64)
@@ -123,6 +129,8 @@ def search_tree(query, norm, features, frames, frame_time, entry_reals, entry_in
                         lost = True
                         break
                 costed += 1
+                if acc != acc:
+                    acc = np.float32(np.inf)
                 if not lost and not _loses(acc, f, best, best_frame, best_continuing):
                     best, best_frame, best_continuing = acc, f, False
             continue
