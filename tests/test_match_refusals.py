@@ -5,6 +5,8 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import runtime as rt
 from runtime import capi
@@ -174,3 +176,42 @@ def test_search_refusals_leave_the_result_unchanged():
     assert out.__dict__ == before
     capi.maniMotionDatabase_Search(db, replace(good, picks=list(range(64))), out)
     assert out.frame != 12345
+
+
+POOL = [None, 1.5, -1, 2 ** 64, 10 ** 400, float("nan"), float("inf"), 1e39, np.int64(1),
+        np.float32(0.5), True, "x", b"\xff", [], [0] * 7, [[1.0]], (1, 2, 3), object(), {},
+        np.zeros((0,)), np.array(3.0), list(range(100))]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["channel", "entry", "query", "source"]), st.integers(0, 10),
+       st.sampled_from(POOL))
+def test_hostile_fields_are_refused_with_mani_errors(where, which, value):
+    """Any field of a channel, an entry, a query or the source set to a hostile value: the
+    build or search refuses with a ManiError or works, nothing else escapes."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            if where == "channel":
+                names = ["kind", "bone", "times", "weight", "track"]
+                _build(_channel(which % 5, **{names[which % 5]: value}))
+            elif where == "entry":
+                names = ["clip", "start", "end", "tags", "cost_bias", "flags"]
+                _build(_entry(which % 3, **{names[which % 6]: value}))
+            elif where == "source":
+                names = ["clips", "entries", "channels", "rate", "mirror_map", "up_axis",
+                         "forward_axis", "leaf_size"]
+                _build(_with(**{names[which % 8]: value}))
+            else:
+                names = ["features", "continuing_frame", "continuing_bias", "transition_cost",
+                         "required_tags", "excluded_tags", "end_exclusion", "history_time",
+                         "picks"]
+                capi.maniMotionDatabase_Search(
+                    WORLD.database, replace(WORLD.match_query(), **{names[which % 9]: value}))
+        except rt.ManiError:
+            pass
+
+
+def _build(source):
+    capi.maniBuildMotionDatabase(rt.Builder(), source)
