@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 import runtime as rt
 from runtime import capi
 from runtime.core.errors import BuildReason as R
-from runtime.matching import (MatchChannel, MatchChannelKind, MatchEntry, MatchEntryFlag,
-                              MatchQuery, MatchResult, MotionDatabaseSource)
+from runtime.matching import MatchChannel, MatchChannelKind, MatchEntry, MatchEntryFlag, MatchResult
 
 from hostile_world import World
 
