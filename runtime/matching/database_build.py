@@ -393,6 +393,7 @@ class _EntrySampler:
         self.sk, self.clip, self.e, self.rate = sk, clip, e, rate
         self.t = frame_times(e.start, e.frames, rate).astype(np.float64)
         self.loops = bool(e.flags & MatchEntryFlag.loops)
+        self._batch = None          # one batch of poses, a pose a frame, made when first needed
 
     def place(self, offset: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(the clip times sampled, the unwrapped or clamped times, the moves to them)."""
@@ -408,7 +409,9 @@ class _EntrySampler:
 
     def positions(self, bone: int, offset: float) -> tuple[np.ndarray, np.ndarray]:
         u, s, rel = self.place(offset)
-        batch = PoseBatch(self.sk, u.size)
+        if self._batch is None:
+            self._batch = PoseBatch(self.sk, u.size)
+        batch = self._batch
         self.clip.sample_batch(self.sk, u, batch)
         batch.compute_model(self.sk)
         p = batch.model[:, bone, :, 3].astype(np.float64)
