@@ -66,13 +66,18 @@ class MotionDatabase:
                 raise FormatError(f"count {value} out of range", at + place)
         if not (up <= 2 and forward <= 2 and up != forward):
             raise FormatError("axes not two of x, y and z", at + 48)
-        c.check_count(nclips, at + 20, {b"DCLP": (8, 0)})
-        c.check_count(nchannels, at + 24, {b"DCHN": (CHANNEL.itemsize, 0)})
-        c.check_count(ntimes, at + 56, {b"DTIM": (4, 0)})
-        c.check_count(ntracks, at + 60, names.count_items(b"T"))
-        c.check_count(nentries, at + 28, {b"DENT": (ENTRY.itemsize, 0)})
-        c.check_count(nframes, at + 32, {b"DSLT": (8, 0)})
-        c.check_count(nnodes, at + 40, {b"DNOD": (NODE.itemsize, 0)})
+        for count, place, items in ((nclips, 20, {b"DCLP": (8, 0)}),
+                                    (nchannels, 24, {b"DCHN": (CHANNEL.itemsize, 0)}),
+                                    (ntimes, 56, {b"DTIM": (4, 0)}),
+                                    (ntracks, 60, names.count_items(b"T")),
+                                    (nentries, 28, {b"DENT": (ENTRY.itemsize, 0)}),
+                                    (nframes, 32, {b"DSLT": (8, 0)}),
+                                    (nnodes, 40, {b"DNOD": (NODE.itemsize, 0)})):
+            # a size no count of whole items makes is the size's fault, not the count's
+            for tag, (itemsize, _) in items.items():
+                if c.sections[tag][1] % itemsize:
+                    raise FormatError(f"section {tag!r} not whole items", c.size_field(tag))
+            c.check_count(count, at + place, items)
         clips = c.array(b"DCLP", "<u8", (nclips,))
         chans = c.array(b"DCHN", CHANNEL, (nchannels,))
         times = c.array(b"DTIM", "<f4", (ntimes,))
