@@ -251,6 +251,9 @@ def test_the_open_checks_the_tree_and_the_records():
     inner = 0
     box = s[b"DBOX"][0] + 4 * ((leaf * 2) * width + 3)
     _refused_at(_corrupt(data, box, "<f", 123.0), box)
+    root_hi = s[b"DBOX"][0] + 4 * (1 * width + 2)         # the root's greatest, feature 2
+    _refused_at(_corrupt(data, root_hi, "<f", 1e30), root_hi)
+    _refused_at(_corrupt(data, s[b"DNOD"][0] + 16, "<I", 3), s[b"DNOD"][0] + 16)
     node = s[b"DNOD"][0] + NODE.itemsize * leaf
     _refused_at(_corrupt(data, node + 16, "<I", int(nodes[leaf, 4]) + 1), node + 16)
     _refused_at(_corrupt(data, node + 20, "<f", -9.0), node + 20)

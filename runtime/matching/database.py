@@ -9,13 +9,25 @@ from ..core.container import Container, FileKind
 from ..core.errors import CapacityError, FormatError, InvalidError
 from ..core.limits import NO_TRACK
 from .database_build import (CHANNEL, DIMENSIONS, ENTRY, FORMAT_MINOR, FORMAT_VERSION, HEADER,
-                             KNOWN, NO_NODE, NODE, MatchChannel, MatchChannelKind, MatchEntry,
+                             KNOWN, NODE, MatchChannel, MatchChannelKind, MatchEntry,
                              MatchEntryFlag, frame_count, frame_times, ground_axes)
+from .kernels import check_tree
 from .limits import (MAX_MATCH_CHANNELS, MAX_MATCH_CLIPS, MAX_MATCH_ENTRIES, MAX_MATCH_FEATURES,
                      MAX_MATCH_FRAMES, MAX_MATCH_LEAF, MAX_MATCH_RATE, MAX_MATCH_REACH,
                      MAX_MATCH_TIMES)
 
 _FLAGS = int(MatchEntryFlag.no_jump | MatchEntryFlag.mirrored | MatchEntryFlag.loops)
+_TREE_FAULTS = {0: ("the root does not start at slot 0", 0),
+                1: ("the root does not hold every frame", 4),
+                2: ("a leaf of a count out of range", 4),
+                3: ("a node the leaf size leaves whole is split", 8),
+                4: ("a left child not the next node", 8),
+                5: ("a right child past the nodes or taken", 12),
+                6: ("a child's slots not its half of its parent's", 0),
+                7: ("a child's count not its half of its parent's", 4),
+                8: ("a node no parent holds", 0),
+                9: ("a node's lowest frame is not its frames'", 16),
+                10: ("a node's least bias is not its frames'", 20)}
 
 
 def _first(mask: np.ndarray) -> int | None:
@@ -237,62 +249,23 @@ class MotionDatabase:
     @staticmethod
     def _check_tree(c: Container, nodes, boxes, feats, slot_frame, slot_bias, leaf: int) -> None:
         """Every node's slots its children's halves, each slot under one leaf; every box,
-        lowest frame and least bias exactly its frames'."""
-        at = c.offset_of(b"DNOD")
-        n = nodes.size
-        nframes = feats.shape[0]
-        parent_of = np.full(n, -1, np.int64)
-        start, count = nodes["start"].astype(np.int64), nodes["count"].astype(np.int64)
-        left, right = nodes["left"].astype(np.int64), nodes["right"].astype(np.int64)
-        if start[0] != 0:
-            raise FormatError("the root does not start at slot 0", at)
-        if count[0] != nframes:
-            raise FormatError("the root does not hold every frame", at + 4)
-        for i in range(n):
-            base = at + NODE.itemsize * i
-            if left[i] == NO_NODE and right[i] == NO_NODE:
-                if not 1 <= count[i] <= leaf:
-                    raise FormatError("a leaf of a count out of range", base + 4)
-                continue
-            if count[i] <= leaf:
-                raise FormatError("a node the leaf size leaves whole is split", base + 8)
-            half = count[i] // 2
-            if left[i] != i + 1 or left[i] >= n or parent_of[left[i]] >= 0:
-                raise FormatError("a left child not the next node", base + 8)
-            if not i + 1 < right[i] < n or parent_of[right[i]] >= 0:
-                raise FormatError("a right child past the nodes or taken", base + 12)
-            parent_of[left[i]] = parent_of[right[i]] = i
-            for child, first, size, place in ((left[i], start[i], half, 0),
-                                              (right[i], start[i] + half, count[i] - half, 0)):
-                cbase = at + NODE.itemsize * child
-                if start[child] != first:
-                    raise FormatError("a child's slots not its half of its parent's", cbase)
-                if count[child] != size:
-                    raise FormatError("a child's count not its half of its parent's", cbase + 4)
-        orphan = _first(parent_of[1:] < 0)
-        if orphan is not None:
-            raise FormatError("a node no parent holds", at + NODE.itemsize * (orphan + 1))
-        lowest = nodes["lowest"].astype(np.int64)
-        least = nodes["bias"]
-        for i in range(n - 1, -1, -1):
-            base = at + NODE.itemsize * i
-            if left[i] == NO_NODE:
-                s = slice(int(start[i]), int(start[i] + count[i]))
-                lo, hi = feats[s].min(axis=0), feats[s].max(axis=0)
-                low, bias = int(slot_frame[s].min()), slot_bias[s].min()
-            else:
-                a, b = int(left[i]), int(right[i])
-                lo, hi = np.minimum(boxes[a, 0], boxes[b, 0]), np.maximum(boxes[a, 1], boxes[b, 1])
-                low, bias = min(int(lowest[a]), int(lowest[b])), min(least[a], least[b])
-            if int(lowest[i]) != low:
-                raise FormatError("a node's lowest frame is not its frames'", base + 16)
-            if not least[i] == bias:
-                raise FormatError("a node's least bias is not its frames'", base + 20)
-            wrong = _first((boxes[i, 0] != lo) | (boxes[i, 1] != hi))
-            if wrong is not None:
-                side = 0 if boxes[i, 0, wrong] != lo[wrong] else 1
-                raise FormatError("a node's box is not its frames'",
-                                  c.offset_of(b"DBOX", 4 * ((i * 2 + side) * feats.shape[1] + wrong)))
+        lowest frame and least bias exactly its frames' (kernels.check_tree)."""
+        links = np.column_stack([nodes["start"], nodes["count"], nodes["left"],
+                                 nodes["right"]]).astype(np.int64)
+        node, what, feature = check_tree(
+            jit.array(links, np.int64), jit.array(nodes["lowest"], np.int64),
+            jit.array(nodes["bias"], np.float32), jit.array(boxes, np.float32),
+            jit.array(feats, np.float32), jit.array(slot_frame, np.int64),
+            jit.array(slot_bias, np.float32), leaf)
+        if node < 0:
+            return
+        base = c.offset_of(b"DNOD", NODE.itemsize * node)
+        if what >= 11:
+            side = what - 11
+            raise FormatError("a node's box is not its frames'",
+                              c.offset_of(b"DBOX", 4 * ((node * 2 + side) * feats.shape[1] + feature)))
+        message, place = _TREE_FAULTS[what]
+        raise FormatError(message, base + place)
 
     # ---- the getters
     def clip_identity(self, clip) -> int:

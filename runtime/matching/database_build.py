@@ -70,13 +70,13 @@ from ..mapping.mirror import MirrorMap
 from ..mapping.mirror_clip import MirrorClipSource, mirrored_clip_source
 from ..pose.pose import PoseBatch
 from ..pose.skeleton import Skeleton
+from .kernels import NO_NODE
 from .limits import (MAX_MATCH_CHANNELS, MAX_MATCH_CLIPS, MAX_MATCH_ENTRIES, MAX_MATCH_FEATURES,
                      MAX_MATCH_FRAMES, MAX_MATCH_LEAF, MAX_MATCH_RATE, MAX_MATCH_REACH,
                      MAX_MATCH_TIMES)
 
 FORMAT_VERSION = 1
 FORMAT_MINOR = 0
-NO_NODE = 0xFFFFFFFF
 GRID_SLACK = 1e-4       # a span this many periods short of another frame still reaches it
 MAX_NAME_TABLE_BYTES = 2 ** 32 - 1
 HEADER = struct.Struct("<QQf11I")

@@ -23,6 +23,7 @@ from ..core.jit import kernel
 
 NO_JUMP = 1
 LOOPS = 4
+NO_NODE = 0xFFFFFFFF
 NOT_FINITE = -2           # search_tree's frame for a query feature not finite
 NO_BEST = 1 << 62          # a frame number past every frame: the first candidate always wins
 STACK = 96                 # a tree of MAX_MATCH_FRAMES frames is 23 levels deep
@@ -106,7 +107,7 @@ def search_tree(query, norm, features, frames, frame_time, entry_reals, entry_in
         if _loses(bound, node_links[node, 4], best, best_frame, best_continuing):
             continue
         left, right = node_links[node, 2], node_links[node, 3]
-        if left == 0xFFFFFFFF:
+        if left == NO_NODE:
             first = node_links[node, 0]
             for s in range(first, first + node_links[node, 1]):
                 f = frames[0, s]
@@ -146,6 +147,82 @@ def search_tree(query, norm, features, frames, frame_time, entry_reals, entry_in
     if best_frame == NO_BEST:
         return -1, best, costed
     return best_frame, best, costed
+
+
+@kernel
+def check_tree(links, lowest, least, boxes, features, slot_frame, slot_bias, leaf):
+    """(node, fault, feature) of the first fault an open finds in a tree, node -1 for none.
+    links (n, 4): first slot, count, left, right. Faults: 0 the root's first slot, 1 its
+    count, 2 a leaf's count, 3 a node the leaf size leaves whole split, 4 a left child not
+    the next node, 5 a right child past the nodes or taken, 6 a child's first slot and 7 its
+    count not its half (node the child), 8 a node no parent holds, 9 a lowest frame, 10 a
+    least bias, 11 a box's least and 12 its greatest value (at the feature)."""
+    n = links.shape[0]
+    width = features.shape[1]
+    if links[0, 0] != 0:
+        return 0, 0, 0
+    if links[0, 1] != features.shape[0]:
+        return 0, 1, 0
+    held = np.zeros(n, np.bool_)
+    for i in range(n):
+        start, count, left, right = links[i, 0], links[i, 1], links[i, 2], links[i, 3]
+        if left == NO_NODE and right == NO_NODE:
+            if not 1 <= count <= leaf:
+                return i, 2, 0
+            continue
+        if count <= leaf:
+            return i, 3, 0
+        if left != i + 1 or left >= n or held[left]:
+            return i, 4, 0
+        if not i + 1 < right < n or held[right]:
+            return i, 5, 0
+        held[left] = True
+        held[right] = True
+        half = count // 2
+        if links[left, 0] != start:
+            return left, 6, 0
+        if links[left, 1] != half:
+            return left, 7, 0
+        if links[right, 0] != start + half:
+            return right, 6, 0
+        if links[right, 1] != count - half:
+            return right, 7, 0
+    for i in range(1, n):
+        if not held[i]:
+            return i, 8, 0
+    lo = np.empty(width, np.float32)
+    hi = np.empty(width, np.float32)
+    for i in range(n - 1, -1, -1):
+        left, right = links[i, 2], links[i, 3]
+        if left == NO_NODE:
+            first = links[i, 0]
+            low, bias = slot_frame[first], slot_bias[first]
+            for j in range(width):
+                lo[j] = features[first, j]
+                hi[j] = features[first, j]
+            for s in range(first + 1, first + links[i, 1]):
+                low = min(low, slot_frame[s])
+                bias = min(bias, slot_bias[s])
+                for j in range(width):
+                    lo[j] = min(lo[j], features[s, j])
+                    hi[j] = max(hi[j], features[s, j])
+        else:
+            low = min(lowest[left], lowest[right])
+            bias = min(least[left], least[right])
+            for j in range(width):
+                lo[j] = min(boxes[left, 0, j], boxes[right, 0, j])
+                hi[j] = max(boxes[left, 1, j], boxes[right, 1, j])
+        if lowest[i] != low:
+            return i, 9, 0
+        if not least[i] == bias:
+            return i, 10, 0
+        for j in range(width):
+            if boxes[i, 0, j] != lo[j]:
+                return i, 11, j
+        for j in range(width):
+            if boxes[i, 1, j] != hi[j]:
+                return i, 12, j
+    return -1, 0, 0
 
 
 @kernel(inner=True)
