@@ -209,9 +209,9 @@ def _options(source: MotionDatabaseSource) -> tuple[float, int, int, int]:
         raise _refuse("the rate is not a finite number", BuildReason.Timing) from None
     if not rate > 0:
         raise _refuse(f"a rate of {rate}, not above 0", BuildReason.Timing)
-    rate = float(np.float32(rate))
     if rate > MAX_MATCH_RATE:
         raise _refuse(f"a rate of {rate} past MAX_MATCH_RATE", BuildReason.Timing, limit=True)
+    rate = float(np.float32(rate))
     try:
         up, forward = args.integer(source.up_axis, "up axis"), args.integer(source.forward_axis,
                                                                            "forward axis")
