@@ -1,0 +1,245 @@
+"""maniFbx: an opened FBX document and what is read and built from it (import.h's FBX half).
+
+The document is opened from the bytes of a file into memory the builder's allocator gives
+(one block the size of the file); closing frees it through the builder's free hook, and from
+the moment the close begins the document reads as empty."""
+from __future__ import annotations
+
+from enum import IntEnum
+
+import numpy as np
+
+from ...core import args
+from ...core.builder import Builder
+from ...core.errors import CapacityError, InvalidError
+from ..common import ImportFormatError, ImportReason
+from . import skeleton as _skeleton
+from .document import read_document
+from .scene import NONE, FbxSettings, Scene
+from .skeleton import FbxOptions
+from .transform import evaluate
+
+__all__ = ["Fbx", "SkinMethod", "open_fbx"]
+
+
+class SkinMethod(IntEnum):
+    """maniSkinningMethod as an FBX skin asks for it."""
+
+    linear = 0
+    dual_quaternion = 1
+    blended = 2
+
+
+def _options(options) -> FbxOptions:
+    if not isinstance(options, FbxOptions):
+        raise InvalidError("options must be FbxOptions")
+    return options.checked()
+
+
+class Fbx:
+    """An opened FBX document."""
+
+    def __init__(self, builder: Builder, scene: Scene, block):
+        self._builder = builder
+        self._block = block
+        self._scene: Scene | None = scene
+        self._evaluated = None
+
+    # ---- life
+    def close(self) -> None:
+        """maniCloseFbx: from the builder's allocator it closes nothing (one misuse)."""
+        builder = self._builder
+        if builder is not None and builder._state == "hook":
+            builder.misuse += 1
+            return
+        if self._scene is None:
+            return
+        self._scene = None
+        self._evaluated = None
+        block, self._block = self._block, None
+        if builder is not None and block is not None and builder._state == "live":
+            builder._call_free(block)
+
+    @property
+    def is_open(self) -> bool:
+        return self._scene is not None
+
+    def _open_scene(self) -> Scene:
+        if self._scene is None:
+            raise InvalidError("a closed FBX document")
+        return self._scene
+
+    def _ev(self):
+        if self._evaluated is None:
+            self._evaluated = evaluate(self._open_scene())
+        return self._evaluated
+
+    # ---- reading
+    @property
+    def version(self) -> int:
+        return 0 if self._scene is None else self._scene.version
+
+    @property
+    def model_count(self) -> int:
+        return 0 if self._scene is None else len(self._scene.models)
+
+    def model_bone_name(self, model) -> bytes | None:
+        s = self._scene
+        model = args.integer(model, "model")
+        if s is None or not 0 <= model < len(s.models):
+            return None
+        return s.bone_names[model]
+
+    @property
+    def renamed_count(self) -> int:
+        return 0 if self._scene is None else len(self._scene.renamed)
+
+    def renamed_model(self, index) -> int:
+        s = self._scene
+        index = args.integer(index, "index")
+        if s is None or not 0 <= index < len(s.renamed):
+            return NONE
+        return s.renamed[index]
+
+    @property
+    def skeleton_count(self) -> int:
+        return 0 if self._scene is None else len(self._scene.skeletons)
+
+    @property
+    def skin_count(self) -> int:
+        return 0 if self._scene is None else len(self._scene.skins)
+
+    def skin_skeleton(self, skin) -> int:
+        s = self._scene
+        skin = args.integer(skin, "skin")
+        if s is None or not 0 <= skin < len(s.skins):
+            return NONE
+        return s.skin_skeleton[skin]
+
+    def skin_model(self, skin) -> int:
+        s = self._scene
+        skin = args.integer(skin, "skin")
+        if s is None or not 0 <= skin < len(s.skins):
+            return NONE
+        return s.skin_model[skin]
+
+    def read_settings(self) -> FbxSettings:
+        return self._open_scene().settings()
+
+    def skin_method(self, skin) -> SkinMethod:
+        s = self._scene
+        skin = args.integer(skin, "skin")
+        if s is None or not 0 <= skin < len(s.skins):
+            return SkinMethod.linear
+        rec = s.objects[s.skins[skin]].record
+        kind = rec.child(b"SkinningType")
+        name = kind.string(0) if kind is not None else None
+        if name == b"DualQuaternion":
+            return SkinMethod.dual_quaternion
+        if name == b"Blend":
+            return SkinMethod.blended
+        blend = rec.child(b"BlendWeights")
+        if blend is not None and _has_values(blend):
+            return SkinMethod.blended
+        return SkinMethod.linear
+
+    @property
+    def clip_count(self) -> int:
+        s = self._scene
+        if s is None:
+            return 0
+        return len(s.stacks) if s.version >= 7000 else len(_takes(s))
+
+    def clip_name(self, clip) -> bytes | None:
+        s = self._scene
+        clip = args.integer(clip, "clip")
+        if s is None or not 0 <= clip < self.clip_count:
+            return None
+        if s.version >= 7000:
+            return s.objects[s.stacks[clip]].name
+        return _takes(s)[clip].string(0) or b""
+
+    # ---- skeletons
+    def _skeleton_models(self, skeleton) -> list[int]:
+        s = self._open_scene()
+        skeleton = args.integer(skeleton, "skeleton")
+        if not 0 <= skeleton < len(s.skeletons):
+            raise InvalidError(f"skeleton {skeleton} is past the {len(s.skeletons)} skeletons")
+        return _skeleton.skeleton_models(s, skeleton)
+
+    def _subtree(self, model) -> list[int]:
+        s = self._open_scene()
+        model = args.integer(model, "model")
+        if not 0 <= model < len(s.models):
+            raise InvalidError(f"model {model} is past the {len(s.models)} models")
+        return _skeleton.subtree_models(s, model)
+
+    def build_skeleton(self, builder, skeleton, options) -> bytes:
+        """maniBuildFbxSkeleton."""
+        _front(builder, self)
+        models = self._skeleton_models(skeleton)
+        opts = _options(options)
+        return _skeleton.build(builder, self._scene, models, self._ev(), opts)
+
+    def build_model_skeleton(self, builder, model, options) -> bytes:
+        """maniBuildFbxModelSkeleton."""
+        _front(builder, self)
+        models = self._subtree(model)
+        opts = _options(options)
+        return _skeleton.build(builder, self._scene, models, self._ev(), opts)
+
+    def skeleton_placement(self, skeleton, options) -> np.ndarray:
+        models = self._skeleton_models(skeleton)
+        opts = _options(options)
+        s = self._scene
+        root = [m for m in models if s.model_parent[m] not in set(models)]
+        if len(root) != 1:          # no common root: every root is at the top
+            return _skeleton.placement(s, root[0], self._ev(), FbxOptions(fold_placement=True))
+        return _skeleton.placement(s, root[0], self._ev(), opts)
+
+    def model_placement(self, model, options) -> np.ndarray:
+        models = self._subtree(model)
+        opts = _options(options)
+        return _skeleton.placement(self._scene, models[0], self._ev(), opts)
+
+
+def _has_values(rec) -> bool:
+    try:
+        return rec.array().size > 0
+    except ImportFormatError:
+        return False
+
+
+def _takes(scene: Scene) -> list:
+    takes = scene.doc.top.child(b"Takes")
+    return [] if takes is None else takes.all(b"Take")
+
+
+def _front(builder, fbx) -> None:
+    if not isinstance(builder, Builder):
+        raise InvalidError("no builder")
+    builder.enter()
+    if not isinstance(fbx, Fbx) or not fbx.is_open:
+        raise builder.refuse("not an opened FBX document")
+
+
+def open_fbx(builder, data) -> Fbx:
+    """maniOpenFbx: opens FBX bytes (binary or ASCII) into a document."""
+    if not isinstance(builder, Builder):
+        raise InvalidError("no builder")
+    builder.enter()
+    if data is None:
+        raise InvalidError("no bytes")
+    try:
+        raw = bytes(memoryview(data).cast("B"))
+    except TypeError:
+        raise InvalidError("bytes must be a bytes-like object") from None
+    block = builder._call_alloc(max(len(raw), 1))
+    if block is None:
+        raise CapacityError("the allocator failed")
+    try:
+        scene = Scene(read_document(raw))
+    except BaseException:
+        builder._call_free(block)
+        raise
+    return Fbx(builder, scene, block)
