@@ -1,0 +1,173 @@
+"""A small FBX writer for tests: a scene of models (names, parents, transform properties)
+as binary 7.x (either byte order, arrays raw or zlib) or ASCII (6.1 or 7.x), so the reader
+can be held against ufbx on what the staged files do not cover."""
+from __future__ import annotations
+
+import struct
+import zlib
+from dataclasses import dataclass, field
+
+MAGIC = b"Kaydara FBX Binary  \x00\x1a"
+
+
+@dataclass
+class Node:
+    """A record: name, properties (int, float, str/bytes, or ("d", [floats]) arrays)."""
+
+    name: str
+    props: list = field(default_factory=list)
+    children: list = field(default_factory=list)
+
+
+@dataclass
+class ModelSpec:
+    name: str
+    parent: int = -1
+    props: dict = field(default_factory=dict)     # "Lcl Translation": (x, y, z), ...
+    subclass: str = "Null"
+
+
+_TYPES = {"InheritType": "enum", "RotationOrder": "enum", "RotationActive": "bool"}
+
+
+def _p70(name, values) -> Node:
+    kind = _TYPES.get(name)
+    if isinstance(values, (int, float)):
+        return Node("P", [name, kind or "double", "", "", values])
+    return Node("P", [name, "Lcl Translation" if name.startswith("Lcl") else "Vector3D", "", "A"
+                      if name.startswith("Lcl") else "", *[float(v) for v in values]])
+
+
+def scene_nodes(models: list[ModelSpec], version: int = 7400, arrays=None) -> list[Node]:
+    """The top records of a 7.x scene: header, settings, objects and connections."""
+    header = Node("FBXHeaderExtension", children=[Node("FBXHeaderVersion", [1003]),
+                                                   Node("FBXVersion", [version])])
+    settings = Node("GlobalSettings", children=[Node("Version", [1000]), Node("Properties70", children=[
+        Node("P", ["UpAxis", "int", "Integer", "", 1]), Node("P", ["UpAxisSign", "int", "Integer", "", 1]),
+        Node("P", ["FrontAxis", "int", "Integer", "", 2]), Node("P", ["FrontAxisSign", "int", "Integer", "", 1]),
+        Node("P", ["CoordAxis", "int", "Integer", "", 0]), Node("P", ["CoordAxisSign", "int", "Integer", "", 1]),
+        Node("P", ["UnitScaleFactor", "double", "Number", "", 1.0])])])
+    objects = []
+    conns = []
+    for i, m in enumerate(models):
+        props = [_p70(k, v) for k, v in m.props.items()]
+        objects.append(Node("Model", [1000 + i, f"{m.name}\x00\x01Model", m.subclass],
+                            [Node("Version", [232]), Node("Properties70", children=props)]))
+        conns.append(Node("C", ["OO", 1000 + i, 0 if m.parent < 0 else 1000 + m.parent]))
+    if arrays:
+        geo = Node("Geometry", [5000, "geo\x00\x01Geometry", "Mesh"],
+                   [Node("Vertices", [("d", arrays)]), Node("PolygonVertexIndex", [("i", [0, 1, -3])])])
+        objects.append(geo)
+    return [header, settings, Node("Objects", children=objects), Node("Connections", children=conns)]
+
+
+def _binary_prop(v, order: str, compress: bool) -> bytes:
+    if isinstance(v, bool):
+        return b"C" + bytes([v])
+    if isinstance(v, int):
+        if -2**31 <= v < 2**31:
+            return b"I" + struct.pack(order + "i", v)
+        return b"L" + struct.pack(order + "q", v)
+    if isinstance(v, float):
+        return b"D" + struct.pack(order + "d", v)
+    if isinstance(v, (str, bytes)):
+        raw = v.encode() if isinstance(v, str) else v
+        return b"S" + struct.pack(order + "I", len(raw)) + raw
+    kind, values = v
+    letter = {"d": "d", "f": "f", "i": "i", "l": "q"}[kind]
+    raw = struct.pack(order + letter * len(values), *values)
+    if compress:
+        data = zlib.compress(raw)
+        return kind.encode() + struct.pack(order + "III", len(values), 1, len(data)) + data
+    return kind.encode() + struct.pack(order + "III", len(values), 0, len(raw)) + raw
+
+
+def _binary_node(n: Node, at: int, order: str, wide: bool, compress: bool) -> bytes:
+    head = struct.Struct(order + ("QQQB" if wide else "IIIB"))
+    props = b"".join(_binary_prop(v, order, compress) for v in n.props)
+    name = n.name.encode()
+    body_at = at + head.size + len(name) + len(props)
+    body = b""
+    for c in n.children:
+        body += _binary_node(c, body_at + len(body), order, wide, compress)
+    if n.children or not n.props:
+        body += b"\x00" * head.size
+    end = body_at + len(body)
+    return head.pack(end, len(n.props), len(props), len(name)) + name + props + body
+
+
+def write_binary(nodes: list[Node], version: int = 7400, big_endian: bool = False,
+                 compress: bool = False) -> bytes:
+    order = ">" if big_endian else "<"
+    wide = version >= 7500
+    out = MAGIC + bytes([1 if big_endian else 0]) + struct.pack(order + "I", version)
+    for n in nodes:
+        out += _binary_node(n, len(out), order, wide, compress)
+    out += b"\x00" * (25 if wide else 13)
+    return out + b"\x00" * 16
+
+
+def _ascii_value(v) -> str:
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return repr(v)
+    if isinstance(v, bytes):
+        v = v.decode()
+    if isinstance(v, str):
+        if "\x00\x01" in v:
+            name, _, cls = v.partition("\x00\x01")
+            v = f"{cls}::{name}"
+        return '"' + v + '"'
+    raise TypeError(v)
+
+
+def write_ascii(nodes: list[Node], version: int = 7400) -> bytes:
+    lines = [f"; FBX {version // 1000}.{version // 100 % 10}.{version // 10 % 10} project file"]
+
+    def emit(n: Node, depth: int):
+        pad = "\t" * depth
+        arrays = [v for v in n.props if isinstance(v, tuple)]
+        if arrays:
+            values = arrays[0][1]
+            body = ",".join(_ascii_value(float(x) if arrays[0][0] in "df" else int(x)) for x in values)
+            if version >= 7000:
+                lines.append(f"{pad}{n.name}: *{len(values)} {{")
+                lines.append(f"{pad}\ta: {body}")
+                lines.append(f"{pad}}}")
+            else:
+                lines.append(f"{pad}{n.name}: {body}")
+            return
+        text = ", ".join(_ascii_value(v) for v in n.props)
+        if n.children:
+            lines.append(f"{pad}{n.name}: {text} {{")
+            for c in n.children:
+                emit(c, depth + 1)
+            lines.append(f"{pad}}}")
+        else:
+            lines.append(f"{pad}{n.name}: {text}")
+    for n in nodes:
+        emit(n, 0)
+    return ("\n".join(lines) + "\n").encode()
+
+
+def scene_nodes_61(models: list[ModelSpec]) -> list[Node]:
+    """The same scene as FBX 6.1 writes it: names as ids, Properties60, Connect."""
+    header = Node("FBXHeaderExtension", children=[Node("FBXHeaderVersion", [1003]),
+                                                   Node("FBXVersion", [6100])])
+    objects = []
+    conns = []
+    for m in models:
+        props = []
+        for k, v in m.props.items():
+            if isinstance(v, (int, float)):
+                props.append(Node("Property", [k, _TYPES.get(k, "double"), "", v]))
+            else:
+                props.append(Node("Property", [k, "Vector3D", "A", *[float(x) for x in v]]))
+        objects.append(Node("Model", [f"Model::{m.name}", m.subclass],
+                            [Node("Version", [232]), Node("Properties60", children=props)]))
+        parent = "Model::Scene" if m.parent < 0 else f"Model::{models[m.parent].name}"
+        conns.append(Node("Connect", ["OO", f"Model::{m.name}", parent]))
+    return [header, Node("Objects", children=objects), Node("Connections", children=conns)]

@@ -1,0 +1,419 @@
+"""FBX import: the document's checks, the scene, FBX's transform rules against ufbx (run
+in a subprocess) on the staged files and on files written here, skeletons and placements,
+the refusals the spec names, and a fuzz of the open."""
+import json
+import math
+import struct
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import runtime as rt
+from runtime import capi
+from runtime.core.builder import default_builder_def
+from runtime.core.errors import InvalidError, ManiError
+from runtime.importers.common import ImportFormatError, ImportReason
+from runtime.importers.fbx import Axis, FbxOptions, default_fbx_options, open_fbx
+from runtime.importers.fbx.scene import Scene
+from runtime.importers.fbx.document import read_document
+from runtime.importers.fbx.transform import evaluate, euler_matrix
+from fbx_writer import ModelSpec, scene_nodes, scene_nodes_61, write_ascii, write_binary
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "testdata" / "fbx"
+STAGED = sorted(SHARED.glob("*.fbx")) if SHARED.is_dir() else []
+REFERENCE = Path(__file__).resolve().parent / "ufbx_reference.py"
+try:
+    import importlib.util
+    HAVE_UFBX = importlib.util.find_spec("ufbx") is not None
+except ImportError:           # pragma: no cover
+    HAVE_UFBX = False
+
+needs_shared = pytest.mark.skipif(not STAGED, reason="../shared/testdata/fbx is absent")
+needs_ufbx = pytest.mark.skipif(not HAVE_UFBX, reason="the ufbx binding (test extra) is absent")
+
+
+def ufbx_worlds(path) -> dict:
+    run = subprocess.run([sys.executable, str(REFERENCE), str(path)], capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return {k: np.array(v) for k, v in json.loads(run.stdout).items()}
+
+
+def model_size(worlds) -> float:
+    t = np.array([w[:3, 3] for w in worlds])
+    return max(1.0, float(np.ptp(t, axis=0).max()) if len(t) else 1.0)
+
+
+def opened(data):
+    return open_fbx(rt.Builder(), data)
+
+
+def file_options(fbx) -> FbxOptions:
+    """The options that keep the file's own unit (so worlds compare with ufbx's)."""
+    return FbxOptions(unit_meters=fbx.read_settings().unit_meters)
+
+
+# ------------------------------------------------------------------ staged files
+@needs_shared
+@needs_ufbx
+@pytest.mark.parametrize("path", STAGED, ids=lambda p: p.name)
+def test_staged_worlds_equal_ufbx(path):
+    ref = ufbx_worlds(path)
+    scene = Scene(read_document(path.read_bytes()))
+    ev = evaluate(scene)
+    size = model_size(list(ref.values()))
+    assert len(scene.models) == len(ref)
+    for m, name in enumerate(scene.bone_names):
+        assert np.abs(ev.world[m][:3] - ref[name.decode()]).max() <= 1e-5 * size, name
+
+
+@needs_shared
+@pytest.mark.parametrize("path", STAGED, ids=lambda p: p.name)
+def test_staged_skeletons_compose_to_the_worlds(path):
+    """Every bone a built skeleton gives a model composes (placement times rest models) to
+    the model's world, helper bones included, in the options' unit."""
+    fbx = opened(path.read_bytes())
+    ev = evaluate(fbx._scene)
+    opts = default_fbx_options()
+    unit = fbx.read_settings().unit_meters
+    for k in range(fbx.skeleton_count):
+        b = rt.Builder()
+        fbx.build_skeleton(b, k, opts)
+        sk = rt.Skeleton.open(bytes(capi.maniBuilder_CopyBuilt(b)))
+        pose = rt.Pose(sk)
+        pose.set_rest(sk)
+        pose.compute_model(sk)
+        place = np.vstack([fbx.skeleton_placement(k, opts), [0, 0, 0, 1]]).astype(np.float64)
+        for bone in range(sk.bone_count):
+            name = sk.bone_name(bone).encode()
+            if name.endswith(b"#unscaled"):
+                continue
+            m = fbx._scene.bone_names.index(name)
+            model = np.vstack([pose.model[bone], [0, 0, 0, 1]]).astype(np.float64)
+            want = ev.world[m].copy()
+            want[:3, 3] *= unit
+            size = max(1.0, np.abs(want[:3, 3]).max())
+            assert np.abs((place @ model) - want).max() <= 1e-5 * size, name
+
+
+@needs_shared
+def test_staged_scene_facts():
+    fbx = opened((SHARED / "maya_game_sausage_7500_ascii_wiggle.fbx").read_bytes())
+    assert fbx.version == 7500
+    assert [fbx.model_bone_name(m) for m in range(fbx.model_count)] == \
+        [b"pCube1", b"joint1", b"joint2", b"joint3", b"joint4"]
+    assert fbx.skin_count == 1 and fbx.skeleton_count == 1
+    assert fbx.skin_skeleton(0) == 0 and fbx.skin_model(0) == 0
+    assert fbx.clip_count == 1 and fbx.clip_name(0) == b"wiggle"
+    s = fbx.read_settings()
+    assert (s.right, s.up, s.front, s.unit_meters) == (Axis.PositiveX, Axis.PositiveY,
+                                                       Axis.PositiveZ, 0.01)
+    six = opened((SHARED / "maya_game_sausage_6100_binary_wiggle.fbx").read_bytes())
+    assert six.version == 6100 and six.clip_name(0) == b"wiggle" and six.skin_model(0) == 0
+
+
+# ------------------------------------------------------------------ written files
+ROT = (30.0, -45.0, 60.0)
+
+
+def feature_models(order=0, inherit=(1, 1, 1)) -> list[ModelSpec]:
+    """A chain of four models with pivots, offsets, pre/post rotation, geometric
+    transforms, non-uniform scales and the given inheritance modes below the top."""
+    base = {"Lcl Translation": (1.0, 2.0, 3.0), "Lcl Rotation": ROT,
+            "Lcl Scaling": (2.0, 0.5, 1.5), "RotationOrder": order}
+    return [
+        ModelSpec("root", -1, {**base, "RotationPivot": (0.5, -0.25, 1.0),
+                               "ScalingPivot": (-1.0, 0.5, 0.25), "RotationOffset": (0.1, 0.2, 0.3),
+                               "ScalingOffset": (0.3, -0.2, 0.1), "PreRotation": (10.0, 20.0, 30.0),
+                               "PostRotation": (-5.0, 15.0, 25.0), "RotationActive": 1}),
+        ModelSpec("a", 0, {**base, "Lcl Translation": (0.0, 3.0, 0.0), "InheritType": inherit[0],
+                           "GeometricTranslation": (1.0, 1.0, 1.0)}),
+        ModelSpec("b", 1, {**base, "Lcl Translation": (2.0, 0.0, -1.0), "InheritType": inherit[1],
+                           "Lcl Scaling": (1.0, 3.0, 0.5)}),
+        ModelSpec("c", 2, {**base, "Lcl Translation": (0.0, 1.0, 1.0), "InheritType": inherit[2]}),
+    ]
+
+
+def check_against_ufbx(data: bytes):
+    with tempfile.NamedTemporaryFile(suffix=".fbx", delete=False) as f:
+        f.write(data)
+    try:
+        ref = ufbx_worlds(f.name)
+    finally:
+        Path(f.name).unlink()
+    scene = Scene(read_document(data))
+    ev = evaluate(scene)
+    size = model_size(list(ref.values()))
+    for m, name in enumerate(scene.bone_names):
+        assert np.abs(ev.world[m][:3] - ref[name.decode()]).max() <= 1e-5 * size, name
+    return ev
+
+
+@needs_ufbx
+@pytest.mark.parametrize("order", range(6))
+def test_rotation_orders_pivots_and_offsets_equal_ufbx(order):
+    check_against_ufbx(write_binary(scene_nodes(feature_models(order))))
+
+
+@needs_ufbx
+@pytest.mark.parametrize("inherit", [(0, 0, 0), (2, 2, 2), (0, 2, 1), (2, 0, 2), (1, 2, 0)])
+def test_scale_inheritance_modes_equal_ufbx(inherit):
+    check_against_ufbx(write_binary(scene_nodes(feature_models(2, inherit)), version=7500))
+
+
+@needs_ufbx
+def test_ascii_61_and_74_and_big_endian_read_the_same():
+    models = feature_models(4, (2, 0, 1))
+    worlds = []
+    for data in (write_binary(scene_nodes(models)), write_binary(scene_nodes(models), 7700, True),
+                 write_ascii(scene_nodes(models)), write_ascii(scene_nodes_61(models), 6100),
+                 write_binary(scene_nodes(models), 7500, compress=True)):
+        worlds.append(check_against_ufbx(data).world)
+    for w in worlds[1:]:
+        assert np.abs(w - worlds[0]).max() < 1e-12
+
+
+@pytest.mark.parametrize("big", [False, True])
+@pytest.mark.parametrize("compress", [False, True])
+def test_arrays_decode_only_when_asked(big, compress):
+    values = [float(v) for v in np.linspace(-3, 7, 90)]
+    data = write_binary(scene_nodes([ModelSpec("m")], arrays=values), 7500, big, compress)
+    doc = read_document(data)
+    geo = doc.top.child(b"Objects").child(b"Geometry")
+    assert np.array_equal(geo.child(b"Vertices").array(), values)
+    text = write_ascii(scene_nodes([ModelSpec("m")], arrays=values))
+    geo = read_document(text).top.child(b"Objects").child(b"Geometry")
+    assert np.array_equal(geo.child(b"Vertices").array(), values)
+
+
+def test_a_zlib_array_that_does_not_inflate_is_data_when_asked():
+    data = bytearray(write_binary(scene_nodes([ModelSpec("m")], arrays=[1.0] * 50), compress=True))
+    at = data.index(b"Vertices") + len(b"Vertices") + 13
+    data[at + 2:at + 6] = b"\xff\xff\xff\xff"          # inside the zlib stream
+    doc = read_document(bytes(data))                   # the open does not inflate it
+    with pytest.raises(ImportFormatError) as e:
+        doc.top.child(b"Objects").child(b"Geometry").child(b"Vertices").array()
+    assert e.value.import_reason == ImportReason.Data
+
+
+def test_euler_orders_are_products_of_axis_turns():
+    """Independent: each order's matrix is the product of single-axis turns, first axis
+    applied first (Rodrigues, written out here)."""
+    def turn(axis, deg):
+        a = math.radians(deg)
+        k = np.zeros(3)
+        k[axis] = 1
+        K = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+        return np.eye(3) + math.sin(a) * K + (1 - math.cos(a)) * K @ K
+    orders = ["xyz", "xzy", "yzx", "yxz", "zxy", "zyx"]
+    for o, letters in enumerate(orders):
+        m = np.eye(3)
+        for letter in letters:
+            axis = "xyz".index(letter)
+            m = turn(axis, ROT[axis]) @ m
+        assert np.allclose(euler_matrix(ROT, o), m, atol=1e-12)
+
+
+def test_inheritance_helpers_compose_to_the_worlds():
+    data = write_binary(scene_nodes(feature_models(1, (2, 0, 2))))
+    fbx = opened(data)
+    ev = evaluate(fbx._scene)
+    b = rt.Builder()
+    fbx.build_model_skeleton(b, 0, FbxOptions(unit_meters=0.01))
+    sk = rt.Skeleton.open(bytes(capi.maniBuilder_CopyBuilt(b)))
+    names = [sk.bone_name(i) for i in range(sk.bone_count)]
+    assert "a#unscaled" in names and "root#unscaled" in names
+    pose = rt.Pose(sk)
+    pose.set_rest(sk)
+    pose.compute_model(sk)
+    for m, name in enumerate(["root", "a", "b", "c"]):
+        got = pose.model[names.index(name)].astype(np.float64)
+        assert np.abs(got - ev.world[m][:3]).max() < 2e-5 * np.abs(ev.world[m]).max()
+
+
+def test_options_axes_and_unit_conjugate_the_worlds():
+    data = write_binary(scene_nodes(feature_models(3)))
+    fbx = opened(data)
+    ev = evaluate(fbx._scene)
+    opts = FbxOptions(Axis.NegativeZ, Axis.PositiveX, Axis.NegativeY, 0.5)
+    P = np.stack([[0, 0, -1], [1, 0, 0], [0, -1, 0]], 1).astype(float)  # where x, y, z go
+    B = np.eye(4)
+    B[:3, :3] = P * 0.02
+    Binv = np.linalg.inv(B)
+    b = rt.Builder()
+    fbx.build_model_skeleton(b, 1, opts)
+    sk = rt.Skeleton.open(bytes(capi.maniBuilder_CopyBuilt(b)))
+    pose = rt.Pose(sk)
+    pose.set_rest(sk)
+    pose.compute_model(sk)
+    place = np.vstack([fbx.model_placement(1, opts), [0, 0, 0, 1]]).astype(np.float64)
+    want = B @ ev.world[0] @ Binv
+    assert np.abs(place - want).max() < 1e-5
+    names = [sk.bone_name(i) for i in range(sk.bone_count)]
+    for m, name in [(1, "a"), (2, "b"), (3, "c")]:
+        got = place @ np.vstack([pose.model[names.index(name)], [0, 0, 0, 1]])
+        want = B @ ev.world[m] @ Binv
+        assert np.abs(got - want).max() < 1e-5 * max(1, np.abs(want).max()), name
+    folded = FbxOptions(Axis.NegativeZ, Axis.PositiveX, Axis.NegativeY, 0.5, True)
+    assert np.array_equal(fbx.model_placement(3, folded), np.eye(3, 4, dtype=np.float32))
+
+
+def test_names_renamed_where_missing_or_repeated():
+    data = write_binary(scene_nodes([ModelSpec("x"), ModelSpec("x", 0), ModelSpec("", 0)]))
+    fbx = opened(data)
+    assert [fbx.model_bone_name(m) for m in range(3)] == [b"x", b"x#1", b"#2"]
+    assert fbx.renamed_count == 2 and [fbx.renamed_model(i) for i in range(3)] == [1, 2, 2**32 - 1]
+    assert fbx.model_bone_name(3) is None
+
+
+def test_settings_default_where_silent():
+    nodes = scene_nodes([ModelSpec("m")])
+    del nodes[1]                                       # no GlobalSettings
+    s = opened(write_binary(nodes)).read_settings()
+    assert (s.right, s.up, s.front, s.unit_meters, s.frame_rate) == \
+        (Axis.PositiveX, Axis.PositiveY, Axis.PositiveZ, 0.01, 30.0)
+
+
+# ------------------------------------------------------------------ refusals
+def reason_of(data) -> tuple:
+    with pytest.raises(ImportFormatError) as e:
+        opened(data)
+    return e.value.import_reason, e.value.offset
+
+
+def test_open_refuses_null_arguments():
+    with pytest.raises(InvalidError):
+        open_fbx(None, b"")
+    with pytest.raises(InvalidError):
+        open_fbx(rt.Builder(), None)
+
+
+def test_open_refuses_versions_outside_3000_to_7700():
+    good = write_binary(scene_nodes([ModelSpec("m")]), 7400)
+    for v in (2999, 7800):
+        data = good[:23] + struct.pack("<I", v) + good[27:]
+        assert reason_of(data) == (ImportReason.Version, 23)
+    text = write_ascii(scene_nodes([ModelSpec("m")], version=8000), 7400).replace(b"; FBX", b"; xx")
+    assert reason_of(text)[0] == ImportReason.Version
+
+
+def test_open_refuses_framing_at_the_first_wrong_byte():
+    good = write_binary(scene_nodes([ModelSpec("m")]), 7400)
+    assert reason_of(good[:20])[0] == ImportReason.Container
+    assert reason_of(good[:200])[0] == ImportReason.Container
+    bad = bytearray(good)
+    bad[27:31] = struct.pack("<I", len(good) + 10)    # the first record ends past the file
+    assert reason_of(bytes(bad)) == (ImportReason.Container, 27)
+    bad = bytearray(good)
+    at = good.index(b"FBXHeaderVersion") + len(b"FBXHeaderVersion")
+    bad[at] = ord("Q")                                 # a property of unknown type
+    assert reason_of(bytes(bad)) == (ImportReason.Container, at)
+
+
+def test_open_refuses_ascii_syntax_with_its_offset():
+    text = write_ascii(scene_nodes([ModelSpec("m")]))
+    at = text.index(b"Objects")
+    bad = text[:at] + b"@" + text[at:]
+    assert reason_of(bad) == (ImportReason.Syntax, at)
+    assert reason_of(text + b"}\n")[0] == ImportReason.Syntax
+    assert reason_of(text.rstrip(b"}\n"))[0] == ImportReason.Syntax
+
+
+def test_build_and_placement_refusals():
+    fbx = opened(write_binary(scene_nodes(feature_models())))
+    b = rt.Builder()
+    with pytest.raises(InvalidError):
+        fbx.build_skeleton(b, 0, default_fbx_options())            # no skeletons
+    with pytest.raises(InvalidError):
+        fbx.build_model_skeleton(b, 9, default_fbx_options())
+    for bad in (FbxOptions(up=Axis.NegativeX), FbxOptions(unit_meters=0.0),
+                FbxOptions(right=7), FbxOptions(fold_placement=1), None):
+        with pytest.raises(InvalidError):
+            fbx.build_model_skeleton(b, 0, bad)
+        with pytest.raises(InvalidError):
+            fbx.model_placement(0, bad)
+    with pytest.raises(InvalidError):
+        capi.maniFbx_ReadSettings(None)
+    with pytest.raises(InvalidError):
+        capi.maniFbx_GetModelPlacement(None, 0, default_fbx_options())
+
+
+def test_close_empties_the_document_and_frees_through_the_builder():
+    freed = []
+    d = default_builder_def()
+    d.alloc = lambda user, size: bytearray(size)
+    d.free = lambda user, block: freed.append(len(block))
+    b = rt.Builder(d)
+    data = write_binary(scene_nodes([ModelSpec("m")]))
+    fbx = open_fbx(b, data)
+    capi.maniCloseFbx(fbx)
+    assert len(data) in freed
+    assert capi.maniFbx_GetModelCount(fbx) == 0 and capi.maniFbx_GetVersion(fbx) == 0
+    capi.maniCloseFbx(None)
+
+
+# ------------------------------------------------------------------ fuzz
+SEED_BINARY = write_binary(scene_nodes(feature_models(), arrays=[1.0, 2.0, 3.0]), 7500, compress=True)
+SEED_BINARY_32 = write_binary(scene_nodes(feature_models()), 7400, big_endian=True)
+SEED_ASCII = write_ascii(scene_nodes(feature_models(), arrays=[1.0, 2.0, 3.0]))
+
+
+def _exercise(data: bytes) -> None:
+    try:
+        fbx = opened(data)
+    except ImportFormatError as e:
+        assert e.import_reason in (ImportReason.Container, ImportReason.Version,
+                                   ImportReason.Syntax)
+        assert 0 <= e.offset <= len(data)
+        return
+    try:           # what was opened reads and builds without anything but a ManiError
+        for m in range(fbx.model_count):
+            fbx.build_model_skeleton(rt.Builder(), m, default_fbx_options())
+            fbx.model_placement(m, default_fbx_options())
+        fbx.read_settings()
+    except ManiError:
+        pass
+
+
+@settings(max_examples=150, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from([SEED_BINARY, SEED_BINARY_32, SEED_ASCII]),
+       st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 255)), min_size=1, max_size=6))
+def test_fuzz_mutated_bytes_only_raise_the_spec_errors(seed, edits):
+    data = bytearray(seed)
+    for at, value in edits:
+        data[at % len(data)] = value
+    _exercise(bytes(data))
+
+
+@settings(max_examples=100, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**6), st.integers(-64, 64), st.booleans())
+def test_fuzz_record_lengths_kept_consistent_or_not(where, delta, cut):
+    """A record's end offset moved (its file cut to match, or not)."""
+    data = bytearray(SEED_BINARY)
+    ends = []
+    at = 27
+    while at + 25 <= len(data):
+        end = struct.unpack_from("<Q", data, at)[0]
+        if end == 0 or end > len(data):
+            break
+        ends.append(at)
+        at = end
+    at = ends[where % len(ends)]
+    end = struct.unpack_from("<Q", data, at)[0]
+    struct.pack_into("<Q", data, at, max(0, end + delta))
+    if cut:
+        data = data[:max(0, end + delta)]
+    _exercise(bytes(data))
+
+
+@settings(max_examples=100, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**6), st.sampled_from([b"{", b"}", b",", b'"', b"*3", b"x:", b"1e", b";"]))
+def test_fuzz_ascii_tokens(where, token):
+    at = where % len(SEED_ASCII)
+    _exercise(SEED_ASCII[:at] + token + SEED_ASCII[at:])

@@ -1,0 +1,28 @@
+"""Run as a script in a subprocess: prints every node's world matrix (3 rows of 4) as ufbx
+evaluates the FBX file named by argv[1], as JSON {name: rows}. ufbx can crash the
+interpreter when a scene is freed with objects alive, so the process leaves by os._exit."""
+import json
+import os
+import sys
+
+import ufbx
+
+
+def main() -> None:
+    scene = ufbx.load_file(sys.argv[1])
+    out = {}
+    nodes = scene.nodes
+    for i in range(len(nodes)):
+        node = nodes[i]
+        if node.is_root:
+            continue
+        m = node.node_to_world
+        cols = [m.c0, m.c1, m.c2, m.c3]
+        out[node.name] = [[c.x for c in cols], [c.y for c in cols], [c.z for c in cols]]
+    sys.stdout.write(json.dumps(out) + "\n")
+    sys.stdout.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
