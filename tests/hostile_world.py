@@ -269,6 +269,23 @@ class World:
     def spring_saved(self):
         return bytes(capi.maniSpringState_Save(self.moving_spring_state()))
 
+    @cached_property
+    def fbx_bytes(self):
+        """A small binary FBX: a limb chain of three models under a null."""
+        from fbx_writer import ModelSpec, scene_nodes, write_binary
+        models = [ModelSpec("top"),
+                  ModelSpec("hip", 0, {"Lcl Translation": (0.0, 1.0, 0.0), "InheritType": 2},
+                            "LimbNode"),
+                  ModelSpec("knee", 1, {"Lcl Rotation": (10.0, 0.0, 0.0)}, "LimbNode")]
+        return write_binary(scene_nodes(models), 7500)
+
+    def new_fbx(self):
+        return capi.maniOpenFbx(rt.Builder(), self.fbx_bytes)
+
+    @cached_property
+    def fbx(self):
+        return self.new_fbx()
+
 
 def valid_calls(w: World) -> dict:
     """Each listed function's name -> a function making a valid argument tuple."""
@@ -384,6 +401,25 @@ def valid_calls(w: World) -> dict:
         "maniSpringState_Restore": lambda: (w.spring_state(), w.spring_saved),
         "maniCompressClip": lambda: (rt.Builder(), w.clip, w.skeleton, capi.maniDefaultCompressOptions()),
         "maniClip_IsCompressed": lambda: (w.compressed_clip,),
+        "maniOpenFbx": lambda: (rt.Builder(), w.fbx_bytes),
+        "maniCloseFbx": lambda: (w.new_fbx(),),
+        "maniFbx_GetVersion": lambda: (w.fbx,),
+        "maniFbx_GetModelCount": lambda: (w.fbx,),
+        "maniFbx_GetModelBoneName": lambda: (w.fbx, 1),
+        "maniFbx_GetRenamedCount": lambda: (w.fbx,),
+        "maniFbx_GetRenamedModel": lambda: (w.fbx, 0),
+        "maniFbx_GetSkeletonCount": lambda: (w.fbx,),
+        "maniFbx_GetSkinCount": lambda: (w.fbx,),
+        "maniFbx_GetSkinSkeleton": lambda: (w.fbx, 0),
+        "maniFbx_GetSkinModel": lambda: (w.fbx, 0),
+        "maniFbx_ReadSettings": lambda: (w.fbx,),
+        "maniBuildFbxSkeleton": lambda: (rt.Builder(), w.fbx, 0, capi.maniDefaultFbxOptions()),
+        "maniBuildFbxModelSkeleton": lambda: (rt.Builder(), w.fbx, 0, capi.maniDefaultFbxOptions()),
+        "maniFbx_GetSkeletonPlacement": lambda: (w.fbx, 0, capi.maniDefaultFbxOptions()),
+        "maniFbx_GetSkinMethod": lambda: (w.fbx, 0),
+        "maniFbx_GetClipCount": lambda: (w.fbx,),
+        "maniFbx_GetClipName": lambda: (w.fbx, 0),
+        "maniFbx_GetModelPlacement": lambda: (w.fbx, 1, capi.maniDefaultFbxOptions()),
     }
     by_first = {"clip": clip, "graph": graph, "skeleton": sk, "pose": w.pose,
                 "targets": lambda: w.targets, "influences": lambda: w.influences,

@@ -138,8 +138,9 @@ class Fbx:
             return SkinMethod.dual_quaternion
         if name == b"Blend":
             return SkinMethod.blended
-        blend = rec.child(b"BlendWeights")
-        if blend is not None and _has_values(blend):
+        indexes, blend = rec.child(b"Indexes"), rec.child(b"BlendWeights")
+        if indexes is not None and blend is not None and _has_values(indexes) \
+                and _has_values(blend):
             return SkinMethod.blended
         return SkinMethod.linear
 
