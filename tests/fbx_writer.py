@@ -38,7 +38,20 @@ def _p70(name, values) -> Node:
                       if name.startswith("Lcl") else "", *[float(v) for v in values]])
 
 
-def scene_nodes(models: list[ModelSpec], version: int = 7400, arrays=None) -> list[Node]:
+@dataclass
+class SkinSpec:
+    """A skin on model `mesh`'s geometry: control points and, per cluster, its linked
+    model, Indexes, Weights and (4x4 column-major, None to leave out) Transform and
+    TransformLink; `extra` records on the skin deformer (SkinningType, BlendWeights...)."""
+
+    mesh: int
+    vertices: list
+    clusters: list          # (model, indexes, weights, transform, transform_link)
+    extra: list = field(default_factory=list)
+
+
+def scene_nodes(models: list[ModelSpec], version: int = 7400, arrays=None,
+                skin: SkinSpec | None = None) -> list[Node]:
     """The top records of a 7.x scene: header, settings, objects and connections."""
     header = Node("FBXHeaderExtension", children=[Node("FBXHeaderVersion", [1003]),
                                                    Node("FBXVersion", [version])])
@@ -58,6 +71,23 @@ def scene_nodes(models: list[ModelSpec], version: int = 7400, arrays=None) -> li
         geo = Node("Geometry", [5000, "geo\x00\x01Geometry", "Mesh"],
                    [Node("Vertices", [("d", arrays)]), Node("PolygonVertexIndex", [("i", [0, 1, -3])])])
         objects.append(geo)
+    if skin is not None:
+        objects.append(Node("Geometry", [6000, "mesh\x00\x01Geometry", "Mesh"],
+                            [Node("Vertices", [("d", [float(v) for v in skin.vertices])])]))
+        conns.append(Node("C", ["OO", 6000, 1000 + skin.mesh]))
+        objects.append(Node("Deformer", [7000, "skin\x00\x01Deformer", "Skin"],
+                            [Node("Version", [101])] + list(skin.extra)))
+        conns.append(Node("C", ["OO", 7000, 6000]))
+        for k, (model, idx, w, transform, link) in enumerate(skin.clusters):
+            kids = [Node("Version", [100]), Node("Indexes", [("i", [int(i) for i in idx])]),
+                    Node("Weights", [("d", [float(x) for x in w])])]
+            if transform is not None:
+                kids.append(Node("Transform", [("d", [float(x) for x in transform])]))
+            if link is not None:
+                kids.append(Node("TransformLink", [("d", [float(x) for x in link])]))
+            objects.append(Node("Deformer", [8000 + k, "\x00\x01SubDeformer", "Cluster"], kids))
+            conns.append(Node("C", ["OO", 8000 + k, 7000]))
+            conns.append(Node("C", ["OO", 1000 + model, 8000 + k]))
     return [header, settings, Node("Objects", children=objects), Node("Connections", children=conns)]
 
 

@@ -272,12 +272,16 @@ class World:
     @cached_property
     def fbx_bytes(self):
         """A small binary FBX: a limb chain of three models under a null."""
-        from fbx_writer import ModelSpec, scene_nodes, write_binary
+        from fbx_writer import ModelSpec, SkinSpec, scene_nodes, write_binary
         models = [ModelSpec("top"),
                   ModelSpec("hip", 0, {"Lcl Translation": (0.0, 1.0, 0.0), "InheritType": 2},
                             "LimbNode"),
-                  ModelSpec("knee", 1, {"Lcl Rotation": (10.0, 0.0, 0.0)}, "LimbNode")]
-        return write_binary(scene_nodes(models), 7500)
+                  ModelSpec("knee", 1, {"Lcl Rotation": (10.0, 0.0, 0.0)}, "LimbNode"),
+                  ModelSpec("body", 0, {}, "Mesh")]
+        eye = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
+        skin = SkinSpec(3, [0, 0, 0, 0, 1, 0, 0, 2, 0],
+                        [(1, [0, 1], [1.0, 0.5], eye, eye), (2, [1, 2], [0.5, 1.0], None, eye)])
+        return write_binary(scene_nodes(models, skin=skin), 7500)
 
     def new_fbx(self):
         return capi.maniOpenFbx(rt.Builder(), self.fbx_bytes)
@@ -285,6 +289,18 @@ class World:
     @cached_property
     def fbx(self):
         return self.new_fbx()
+
+    @cached_property
+    def fbx_skeleton(self):
+        b = rt.Builder()
+        capi.maniBuildFbxSkeleton(b, self.fbx, 0, capi.maniDefaultFbxOptions())
+        return rt.Skeleton.open(bytes(capi.maniBuilder_CopyBuilt(b)))
+
+    @cached_property
+    def fbx_skin(self):
+        b = rt.Builder()
+        capi.maniBuildFbxSkin(b, self.fbx, 0, self.fbx_skeleton, capi.maniDefaultFbxOptions())
+        return rt.Skin(bytes(capi.maniBuilder_CopyBuilt(b)))
 
 
 def valid_calls(w: World) -> dict:
@@ -417,6 +433,9 @@ def valid_calls(w: World) -> dict:
         "maniBuildFbxModelSkeleton": lambda: (rt.Builder(), w.fbx, 0, capi.maniDefaultFbxOptions()),
         "maniFbx_GetSkeletonPlacement": lambda: (w.fbx, 0, capi.maniDefaultFbxOptions()),
         "maniFbx_GetSkinMethod": lambda: (w.fbx, 0),
+        "maniBuildFbxSkin": lambda: (rt.Builder(), w.fbx, 0, w.fbx_skeleton,
+                                     capi.maniDefaultFbxOptions()),
+        "maniBuildFbxInfluences": lambda: (rt.Builder(), w.fbx, 0, w.fbx_skin),
         "maniFbx_GetClipCount": lambda: (w.fbx,),
         "maniFbx_GetClipName": lambda: (w.fbx, 0),
         "maniFbx_GetModelPlacement": lambda: (w.fbx, 1, capi.maniDefaultFbxOptions()),

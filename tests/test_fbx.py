@@ -22,6 +22,8 @@ from runtime.importers.common import ImportFormatError, ImportReason
 from runtime.importers.fbx import Axis, FbxOptions, default_fbx_options, open_fbx
 from runtime.importers.fbx.scene import Scene
 from runtime.importers.fbx.document import read_document
+from runtime.importers.fbx.skin import control_points, skin_joints
+from runtime.deform.influences import Influences
 from runtime.importers.fbx.transform import evaluate, euler_matrix
 from fbx_writer import ModelSpec, scene_nodes, scene_nodes_61, write_ascii, write_binary
 
@@ -38,11 +40,15 @@ needs_shared = pytest.mark.skipif(not STAGED, reason="../shared/testdata/fbx is 
 needs_ufbx = pytest.mark.skipif(not HAVE_UFBX, reason="the ufbx binding (test extra) is absent")
 
 
-def ufbx_worlds(path) -> dict:
+def ufbx_read(path) -> dict:
     run = subprocess.run([sys.executable, str(REFERENCE), str(path)], capture_output=True,
                          text=True, timeout=120)
     assert run.returncode == 0, run.stderr
-    return {k: np.array(v) for k, v in json.loads(run.stdout).items()}
+    return json.loads(run.stdout)
+
+
+def ufbx_worlds(path) -> dict:
+    return {k: np.array(v) for k, v in ufbx_read(path)["nodes"].items()}
 
 
 def model_size(worlds) -> float:
@@ -100,6 +106,66 @@ def test_staged_skeletons_compose_to_the_worlds(path):
             want[:3, 3] *= unit
             size = max(1.0, np.abs(want[:3, 3]).max())
             assert np.abs((place @ model) - want).max() <= 1e-5 * size, name
+
+
+@needs_shared
+@needs_ufbx
+@pytest.mark.parametrize("path", STAGED, ids=lambda p: p.name)
+def test_staged_inverse_binds_equal_ufbx(path):
+    """Each built skin's inverse binds are ufbx's geometry_to_bone, in the options' unit."""
+    ref = ufbx_read(path)["skins"]
+    fbx = opened(path.read_bytes())
+    assert len(ref) == fbx.skin_count
+    opts = default_fbx_options()
+    unit = fbx.read_settings().unit_meters
+    for k in range(fbx.skin_count):
+        b = rt.Builder()
+        fbx.build_skeleton(b, fbx.skin_skeleton(k), opts)
+        sk = rt.Skeleton.open(bytes(capi.maniBuilder_CopyBuilt(b)))
+        fbx.build_skin(b, k, sk, opts)
+        skin = rt.Skin(bytes(capi.maniBuilder_CopyBuilt(b)))
+        assert skin.joint_count == len(ref[k])
+        for j, want in enumerate(ref[k]):
+            want = np.array(want)
+            want[:, 3] *= unit
+            got = skin.inverse_bind(j).astype(np.float64)
+            assert np.abs(got - want).max() <= 1e-5 * max(1.0, np.abs(want).max())
+
+
+@needs_shared
+def test_staged_influences_are_the_clusters_weights():
+    """Every vertex's influences are its clusters' weights, normalized (an independent
+    scalar reading of Indexes and Weights)."""
+    for path in STAGED:
+        fbx = opened(path.read_bytes())
+        for k in range(fbx.skin_count):
+            b = rt.Builder()
+            fbx.build_skeleton(b, fbx.skin_skeleton(k), default_fbx_options())
+            sk = rt.Skeleton.open(bytes(capi.maniBuilder_CopyBuilt(b)))
+            fbx.build_skin(b, k, sk, default_fbx_options())
+            skin = rt.Skin(bytes(capi.maniBuilder_CopyBuilt(b)))
+            fbx.build_influences(b, k, skin)
+            infl = Influences(bytes(capi.maniBuilder_CopyBuilt(b)))
+            scene = fbx._scene
+            want: dict = {}
+            n = control_points(scene, k).record.child(b"Vertices").array().size // 3
+            for j, (c, _m) in enumerate(skin_joints(scene, k)):
+                rec = scene.objects[c].record
+                if rec.child(b"Indexes") is None:
+                    continue
+                for i, w in zip(rec.child(b"Indexes").array(), rec.child(b"Weights").array()):
+                    want.setdefault(int(i), {}).setdefault(j, 0.0)
+                    want[int(i)][j] += w
+            dense = np.zeros((n, skin.joint_count))
+            for v, js in want.items():
+                total = sum(js.values())
+                for j, w in js.items():
+                    dense[v, j] = w / total
+            got = np.zeros_like(dense)
+            for slot in range(infl.per_vertex):
+                np.add.at(got, (np.arange(n), infl.joints[slot].astype(int)),
+                          infl.weights[slot].astype(np.float64))
+            assert np.abs(got - dense).max() < 1e-6, path.name
 
 
 @needs_shared
@@ -417,3 +483,115 @@ def test_fuzz_record_lengths_kept_consistent_or_not(where, delta, cut):
 def test_fuzz_ascii_tokens(where, token):
     at = where % len(SEED_ASCII)
     _exercise(SEED_ASCII[:at] + token + SEED_ASCII[at:])
+
+
+# ------------------------------------------------------------------ skins
+EYE = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
+
+
+def skinned(clusters, extra=(), limbs=True):
+    from fbx_writer import SkinSpec
+    models = [ModelSpec("top"),
+              ModelSpec("hip", 0, {"Lcl Translation": (0.0, 1.0, 0.0)}, "LimbNode"),
+              ModelSpec("knee", 1, {"Lcl Translation": (0.0, 1.0, 0.0),
+                                    "Lcl Rotation": (0.0, 0.0, 30.0)}, "LimbNode"),
+              ModelSpec("body", 0, {"GeometricTranslation": (0.5, 0.0, 0.0)}, "Mesh")]
+    skin = SkinSpec(3, [0, 0, 0, 0, 1, 0, 0, 2, 0, 1, 1, 1], clusters, list(extra))
+    return opened(write_binary(scene_nodes(models, skin=skin), 7500))
+
+
+def built_skeleton(fbx, k=0):
+    b = rt.Builder()
+    fbx.build_skeleton(b, fbx.skin_skeleton(k), default_fbx_options())
+    return rt.Skeleton.open(bytes(capi.maniBuilder_CopyBuilt(b)))
+
+
+def test_skin_binds_from_link_when_transform_is_missing():
+    """Without Transform the inverse bind is inv(TransformLink) * mesh world * geometric;
+    without either it is the bone's rest world's inverse (the mesh then binds at rest)."""
+    link = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 2, 0, 1]      # bone at (0, 2, 0)
+    fbx = skinned([(1, [0, 1], [1.0, 1.0], None, link), (2, [2, 3], [1.0, 1.0], None, None)])
+    sk = built_skeleton(fbx)
+    b = rt.Builder()
+    fbx.build_skin(b, 0, sk, FbxOptions(unit_meters=0.01))
+    skin = rt.Skin(bytes(capi.maniBuilder_CopyBuilt(b)))
+    geo = np.eye(4)
+    geo[0, 3] = 0.5
+    want0 = np.linalg.inv(np.array(link, float).reshape(4, 4).T) @ geo
+    assert np.allclose(skin.inverse_bind(0), want0[:3], atol=1e-6)
+    ev = evaluate(fbx._scene)
+    want1 = np.linalg.inv(ev.world[2]) @ ev.world[3] @ geo
+    assert np.allclose(skin.inverse_bind(1), want1[:3], atol=1e-6)
+
+
+def test_skin_refusals():
+    sk = built_skeleton(skinned([(1, [0], [1.0], EYE, EYE), (2, [1], [1.0], EYE, EYE)]))
+    flat = list(EYE)
+    flat[0] = 0.0                                                  # not invertible
+    cases = [
+        (skinned([(1, [0], [1.0], flat, EYE)]), ImportReason.Matrix),
+        (skinned([(1, [0], [1.0], EYE[:15] + [2.0], EYE)]), ImportReason.Matrix),   # not affine
+    ]
+    for fbx, reason in cases:
+        with pytest.raises(ImportFormatError) as e:
+            fbx.build_skin(rt.Builder(), 0, built_skeleton(fbx), default_fbx_options())
+        assert e.value.import_reason == reason
+    other = rt.Skeleton.open(bytes(capi.maniBuilder_CopyBuilt(_one_bone())))
+    fbx = skinned([(1, [0], [1.0], EYE, EYE)])
+    with pytest.raises(ImportFormatError) as e:
+        fbx.build_skin(rt.Builder(), 0, other, default_fbx_options())
+    assert e.value.import_reason == ImportReason.Bone
+    with pytest.raises(InvalidError):
+        fbx.build_skin(rt.Builder(), 1, sk, default_fbx_options())
+    with pytest.raises(InvalidError):
+        fbx.build_skin(rt.Builder(), 0, None, default_fbx_options())
+
+
+def _one_bone():
+    b = rt.Builder()
+    rt.build_skeleton(b, rt.SkeletonSource([rt.BoneSource("lonely")]))
+    return b
+
+
+def _influences_of(fbx):
+    sk = built_skeleton(fbx)
+    b = rt.Builder()
+    fbx.build_skin(b, 0, sk, default_fbx_options())
+    skin = rt.Skin(bytes(capi.maniBuilder_CopyBuilt(b)))
+    fbx.build_influences(b, 0, skin)
+    return Influences(bytes(capi.maniBuilder_CopyBuilt(b)))
+
+
+def test_influences_sum_repeats_skip_outside_and_refuse_bad_weights():
+    infl = _influences_of(skinned([(1, [0, 0, 1, 9, -1], [0.25, 0.25, 1.0, 1.0, 1.0], EYE, EYE),
+                                   (2, [0, 2], [0.5, 1.0], EYE, EYE)]))
+    assert infl.vertex_count == 4
+    assert infl.influence(0, 0) == (0, 0.5) and infl.influence(0, 1) == (1, 0.5)
+    assert infl.influence(1, 0) == (0, 1.0) and infl.influence(2, 0) == (1, 1.0)
+    for clusters, reason in [([(1, [0, 1], [1.0], EYE, EYE)], ImportReason.Property),
+                             ([(1, [0], [-0.5], EYE, EYE)], ImportReason.Influence)]:
+        with pytest.raises(ImportFormatError) as e:
+            _influences_of(skinned(clusters))
+        assert e.value.import_reason == reason
+
+
+def test_skin_method_and_blend_weights():
+    from fbx_writer import Node
+    dq = skinned([(1, [0], [1.0], EYE, EYE)], [Node("SkinningType", ["DualQuaternion"])])
+    assert dq.skin_method(0) == capi.maniSkinningMethodDualQuaternion
+    infl = _influences_of(dq)
+    assert np.array_equal(infl.dq_weights, np.ones(4, np.float32))
+    blend = skinned([(1, [0], [1.0], EYE, EYE)], [Node("SkinningType", ["Linear"]),
+                                                  Node("Indexes", [("i", [1, 2])]),
+                                                  Node("BlendWeights", [("d", [0.25, 0.75])])])
+    assert blend.skin_method(0) == capi.maniSkinningMethodBlended
+    assert np.array_equal(_influences_of(blend).dq_weights, np.float32([0, 0.25, 0.75, 0]))
+    rigid = skinned([(1, [0], [1.0], EYE, EYE)], [Node("SkinningType", ["Rigid"])])
+    assert rigid.skin_method(0) == capi.maniSkinningMethodLinear
+    assert _influences_of(rigid).dq_weights is None
+    bad = skinned([(1, [0], [1.0], EYE, EYE)], [Node("SkinningType", ["Blend"]),
+                                                Node("Indexes", [("i", [1])]),
+                                                Node("BlendWeights", [("d", [1.5])])])
+    with pytest.raises(ImportFormatError) as e:
+        _influences_of(bad)
+    assert e.value.import_reason == ImportReason.Influence

@@ -1,5 +1,6 @@
-"""Run as a script in a subprocess: prints every node's world matrix (3 rows of 4) as ufbx
-evaluates the FBX file named by argv[1], as JSON {name: rows}. ufbx can crash the
+"""Run as a script in a subprocess: prints every node's world matrix (3 rows of 4) and every skin
+cluster's geometry_to_bone as ufbx evaluates the FBX file named by argv[1], as JSON
+{"nodes": {name: rows}, "skins": [[rows of each cluster]]}. ufbx can crash the
 interpreter when a scene is freed with objects alive, so the process leaves by os._exit."""
 import json
 import os
@@ -19,6 +20,17 @@ def main() -> None:
         m = node.node_to_world
         cols = [m.c0, m.c1, m.c2, m.c3]
         out[node.name] = [[c.x for c in cols], [c.y for c in cols], [c.z for c in cols]]
+    skins = []
+    deformers = scene.skin_deformers
+    for i in range(len(deformers)):
+        clusters = deformers[i].clusters
+        rows = []
+        for j in range(len(clusters)):
+            m = clusters[j].geometry_to_bone
+            cols = [m.c0, m.c1, m.c2, m.c3]
+            rows.append([[c.x for c in cols], [c.y for c in cols], [c.z for c in cols]])
+        skins.append(rows)
+    out = {"nodes": out, "skins": skins}
     sys.stdout.write(json.dumps(out) + "\n")
     sys.stdout.flush()
     os._exit(0)

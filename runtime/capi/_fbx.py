@@ -1,6 +1,6 @@
 """import.h, its FBX half: open, read, skeletons and placements.
 
-Not yet carried (issue 22): maniBuildFbxSkin, maniBuildFbxInfluences, maniFbx_GetMorphCount,
+Not yet carried (issue 22): maniFbx_GetMorphCount,
 maniFbx_GetMorphModel, maniFbx_GetMorphTargetCount, maniBuildFbxMorphTargets,
 maniFbx_GetMorphWeights and maniBuildFbxClip."""
 from ..core.errors import InvalidError
@@ -13,7 +13,7 @@ __all__ = ["maniOpenFbx", "maniCloseFbx", "maniFbx_GetVersion", "maniFbx_GetMode
            "maniFbx_GetSkeletonCount", "maniFbx_GetSkinCount", "maniFbx_GetSkinSkeleton",
            "maniFbx_GetSkinModel", "maniFbx_ReadSettings", "maniDefaultFbxOptions",
            "maniBuildFbxSkeleton", "maniBuildFbxModelSkeleton", "maniFbx_GetSkeletonPlacement",
-           "maniFbx_GetSkinMethod", "maniFbx_GetClipCount", "maniFbx_GetClipName",
+           "maniBuildFbxSkin", "maniFbx_GetSkinMethod", "maniBuildFbxInfluences", "maniFbx_GetClipCount", "maniFbx_GetClipName",
            "maniFbx_GetModelPlacement"]
 
 __constants__ = [*(f"maniFbxAxis{a.name}" for a in Axis),
@@ -110,6 +110,16 @@ def _refuse(builder) -> None:
 def maniFbx_GetSkeletonPlacement(fbx, skeleton, options):
     """The placement, (3, 4) float32."""
     return _need(fbx).skeleton_placement(skeleton, options)
+
+
+def maniBuildFbxSkin(builder, fbx, skin, skeleton, options) -> None:
+    Fbx.build_skin(fbx, builder, skin, skeleton, options) if isinstance(fbx, Fbx) \
+        else _refuse(builder)
+
+
+def maniBuildFbxInfluences(builder, fbx, skin, built) -> None:
+    Fbx.build_influences(fbx, builder, skin, built) if isinstance(fbx, Fbx) \
+        else _refuse(builder)
 
 
 def maniFbx_GetSkinMethod(fbx, skin) -> SkinMethod:

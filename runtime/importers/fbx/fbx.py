@@ -10,10 +10,13 @@ from enum import IntEnum
 import numpy as np
 
 from ...core import args
+from ...deform.skin import Skin
+from ...pose.skeleton import Skeleton
 from ...core.builder import Builder
 from ...core.errors import CapacityError, InvalidError
 from ..common import ImportFormatError, ImportReason
 from . import skeleton as _skeleton
+from . import skin as _skin
 from .document import read_document
 from .scene import NONE, FbxSettings, Scene
 from .skeleton import FbxOptions
@@ -188,6 +191,35 @@ class Fbx:
         models = self._subtree(model)
         opts = _options(options)
         return _skeleton.build(builder, self._scene, models, self._ev(), opts)
+
+    def _skin_index(self, skin) -> int:
+        s = self._open_scene()
+        skin = args.integer(skin, "skin")
+        if not 0 <= skin < len(s.skins):
+            raise InvalidError(f"skin {skin} is past the {len(s.skins)} skins")
+        return skin
+
+    def build_skin(self, builder, skin, skeleton, options) -> bytes:
+        """maniBuildFbxSkin."""
+        _front(builder, self)
+        skin = self._skin_index(skin)
+        if not isinstance(skeleton, Skeleton) or not skeleton.is_open:
+            raise builder.refuse("not an opened skeleton")
+        opts = _options(options)
+        return _skin.build(builder, self._scene, skin, skeleton, self._ev(), opts)
+
+    def build_influences(self, builder, skin, built) -> bytes:
+        """maniBuildFbxInfluences."""
+        _front(builder, self)
+        skin = self._skin_index(skin)
+        if not isinstance(built, Skin) or built.joint_count == 0:
+            raise builder.refuse("not an opened skin")
+        joints = len(_skin.skin_joints(self._scene, skin))
+        if built.joint_count != joints:
+            raise builder.refuse(f"a skin of {built.joint_count} joints, not the "
+                                 f"{joints} this skin's clusters make")
+        return _skin.build_influences_of(builder, self._scene, skin, built,
+                                         int(self.skin_method(skin)))
 
     def skeleton_placement(self, skeleton, options) -> np.ndarray:
         models = self._skeleton_models(skeleton)
