@@ -50,8 +50,23 @@ class SkinSpec:
     extra: list = field(default_factory=list)
 
 
+@dataclass
+class CurveSpec:
+    """One animated component: model, property ("Lcl Rotation"), component 0..2, key times
+    in KTime ticks, values, and per key the KeyAttrFlags and four KeyAttrDataFloat."""
+
+    model: int
+    prop: str
+    component: int
+    ticks: list
+    values: list
+    flags: list = None
+    data: list = None
+
+
 def scene_nodes(models: list[ModelSpec], version: int = 7400, arrays=None,
-                skin: SkinSpec | None = None) -> list[Node]:
+                skin: SkinSpec | None = None, curves: list | None = None,
+                span: tuple | None = None) -> list[Node]:
     """The top records of a 7.x scene: header, settings, objects and connections."""
     header = Node("FBXHeaderExtension", children=[Node("FBXHeaderVersion", [1003]),
                                                    Node("FBXVersion", [version])])
@@ -88,6 +103,37 @@ def scene_nodes(models: list[ModelSpec], version: int = 7400, arrays=None,
             objects.append(Node("Deformer", [8000 + k, "\x00\x01SubDeformer", "Cluster"], kids))
             conns.append(Node("C", ["OO", 8000 + k, 7000]))
             conns.append(Node("C", ["OO", 1000 + model, 8000 + k]))
+    if curves:
+        stack_props = [] if span is None else [
+            Node("P", ["LocalStart", "KTime", "Time", "", span[0]]),
+            Node("P", ["LocalStop", "KTime", "Time", "", span[1]])]
+        objects.append(Node("AnimationStack", [9000, "take\x00\x01AnimStack", ""],
+                            [Node("Properties70", children=stack_props)]))
+        objects.append(Node("AnimationLayer", [9001, "base\x00\x01AnimLayer", ""], []))
+        conns.append(Node("C", ["OO", 9001, 9000]))
+        nodes: dict = {}
+        for k, c in enumerate(curves):
+            key = (c.model, c.prop)
+            if key not in nodes:
+                nid = 9100 + len(nodes)
+                nodes[key] = nid
+                objects.append(Node("AnimationCurveNode", [nid, "\x00\x01AnimCurveNode", ""], [
+                    Node("Properties70", children=[
+                        Node("P", [f"d|{a}", "Number", "", "A", 0.0]) for a in "XYZ"])]))
+                conns.append(Node("C", ["OO", nid, 9001]))
+                conns.append(Node("C", ["OP", nid, 1000 + c.model, c.prop]))
+            n = len(c.ticks)
+            flags = c.flags if c.flags is not None else [0x8 | 0x100] * n
+            data = c.data if c.data is not None else [[0.0, 0.0, 0.0, 0.0]] * n
+            cid = 9500 + k
+            objects.append(Node("AnimationCurve", [cid, "\x00\x01AnimCurve", ""], [
+                Node("Default", [0.0]), Node("KeyVer", [4009]),
+                Node("KeyTime", [("l", [int(t) for t in c.ticks])]),
+                Node("KeyValueFloat", [("f", [float(v) for v in c.values])]),
+                Node("KeyAttrFlags", [("i", [int(f) for f in flags])]),
+                Node("KeyAttrDataFloat", [("f", [float(x) for row in data for x in row])]),
+                Node("KeyAttrRefCount", [("i", [1] * n)])]))
+            conns.append(Node("C", ["OP", cid, nodes[(c.model, c.prop)], "d|" + "XYZ"[c.component]]))
     return [header, settings, Node("Objects", children=objects), Node("Connections", children=conns)]
 
 

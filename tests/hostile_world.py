@@ -24,6 +24,7 @@ from runtime.physics import (ColliderShape, ColliderSource, JointSource, LimitSo
                              SpringLimitKind, SpringSetSource, SpringSource)
 from runtime.pose.blend import BlendLayer, MaskChain
 from runtime.samples.humanoid import humanoid_source
+from runtime.importers.common import default_import_clip_options
 
 BONES = 12
 VERTICES = 6
@@ -272,7 +273,7 @@ class World:
     @cached_property
     def fbx_bytes(self):
         """A small binary FBX: a limb chain of three models under a null."""
-        from fbx_writer import ModelSpec, SkinSpec, scene_nodes, write_binary
+        from fbx_writer import CurveSpec, ModelSpec, SkinSpec, scene_nodes, write_binary
         models = [ModelSpec("top"),
                   ModelSpec("hip", 0, {"Lcl Translation": (0.0, 1.0, 0.0), "InheritType": 2},
                             "LimbNode"),
@@ -281,7 +282,9 @@ class World:
         eye = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
         skin = SkinSpec(3, [0, 0, 0, 0, 1, 0, 0, 2, 0],
                         [(1, [0, 1], [1.0, 0.5], eye, eye), (2, [1, 2], [0.5, 1.0], None, eye)])
-        return write_binary(scene_nodes(models, skin=skin), 7500)
+        second = 46186158000
+        curves = [CurveSpec(2, "Lcl Rotation", 0, [0, second // 2, second], [10.0, 40.0, 10.0])]
+        return write_binary(scene_nodes(models, skin=skin, curves=curves), 7500)
 
     def new_fbx(self):
         return capi.maniOpenFbx(rt.Builder(), self.fbx_bytes)
@@ -438,6 +441,9 @@ def valid_calls(w: World) -> dict:
         "maniBuildFbxInfluences": lambda: (rt.Builder(), w.fbx, 0, w.fbx_skin),
         "maniFbx_GetClipCount": lambda: (w.fbx,),
         "maniFbx_GetClipName": lambda: (w.fbx, 0),
+        "maniBuildFbxClip": lambda: (rt.Builder(), w.fbx, 0, w.fbx_skeleton,
+                                     capi.maniDefaultFbxOptions(),
+                                     default_import_clip_options()),
         "maniFbx_GetModelPlacement": lambda: (w.fbx, 1, capi.maniDefaultFbxOptions()),
     }
     by_first = {"clip": clip, "graph": graph, "skeleton": sk, "pose": w.pose,

@@ -1,6 +1,7 @@
 """Run as a script in a subprocess: prints every node's world matrix (3 rows of 4) and every skin
 cluster's geometry_to_bone as ufbx evaluates the FBX file named by argv[1], as JSON
-{"nodes": {name: rows}, "skins": [[rows of each cluster]]}. ufbx can crash the
+{"nodes": {name: rows}, "skins": [[rows of each cluster]], "frames": [nodes at each
+time given after the file, in seconds]}. ufbx can crash the
 interpreter when a scene is freed with objects alive, so the process leaves by os._exit."""
 import json
 import os
@@ -30,7 +31,22 @@ def main() -> None:
             cols = [m.c0, m.c1, m.c2, m.c3]
             rows.append([[c.x for c in cols], [c.y for c in cols], [c.z for c in cols]])
         skins.append(rows)
-    out = {"nodes": out, "skins": skins}
+    frames = []
+    keep = []                      # evaluated scenes stay alive until the process exits
+    for t in (float(x) for x in sys.argv[2:]):
+        ev = ufbx.evaluate_scene(scene, scene.anim, t)
+        keep.append(ev)
+        at = {}
+        enodes = ev.nodes
+        for i in range(len(enodes)):
+            node = enodes[i]
+            if node.is_root:
+                continue
+            m = node.node_to_world
+            cols = [m.c0, m.c1, m.c2, m.c3]
+            at[node.name] = [[c.x for c in cols], [c.y for c in cols], [c.z for c in cols]]
+        frames.append(at)
+    out = {"nodes": out, "skins": skins, "frames": frames}
     sys.stdout.write(json.dumps(out) + "\n")
     sys.stdout.flush()
     os._exit(0)

@@ -1,8 +1,7 @@
 """import.h, its FBX half: open, read, skeletons and placements.
 
-Not yet carried (issue 22): maniFbx_GetMorphCount,
-maniFbx_GetMorphModel, maniFbx_GetMorphTargetCount, maniBuildFbxMorphTargets,
-maniFbx_GetMorphWeights and maniBuildFbxClip."""
+Not yet carried (issue 22): maniFbx_GetMorphCount, maniFbx_GetMorphModel,
+maniFbx_GetMorphTargetCount, maniBuildFbxMorphTargets and maniFbx_GetMorphWeights."""
 from ..core.errors import InvalidError
 from ..importers.fbx import Axis, Fbx, SkinMethod, default_fbx_options, open_fbx
 
@@ -15,6 +14,13 @@ __all__ = ["maniOpenFbx", "maniCloseFbx", "maniFbx_GetVersion", "maniFbx_GetMode
            "maniBuildFbxSkeleton", "maniBuildFbxModelSkeleton", "maniFbx_GetSkeletonPlacement",
            "maniBuildFbxSkin", "maniFbx_GetSkinMethod", "maniBuildFbxInfluences", "maniFbx_GetClipCount", "maniFbx_GetClipName",
            "maniFbx_GetModelPlacement"]
+
+__pending__ = {
+    "maniBuildFbxClip": "FBX 6.x Takes' keys are not read (refused as Unsupported); layers "
+                        "after the first holding a property are not blended in; other "
+                        "animated numbers do not yet become bone/property float tracks "
+                        "(issue 22)",
+}
 
 __constants__ = [*(f"maniFbxAxis{a.name}" for a in Axis),
                  "maniSkinningMethodLinear", "maniSkinningMethodDualQuaternion",
@@ -133,6 +139,13 @@ def maniFbx_GetClipCount(fbx) -> int:
 def maniFbx_GetClipName(fbx, clip):
     """The name as UTF-8 bytes, or None."""
     return fbx.clip_name(clip) if _opened(fbx) else None
+
+
+def maniBuildFbxClip(builder, fbx, clip, skeleton, options, clipOptions) -> int:
+    """Success returns boundOut: how many of the skeleton's bones the clip moves."""
+    if not isinstance(fbx, Fbx):
+        _refuse(builder)
+    return fbx.build_clip(builder, clip, skeleton, options, clipOptions)
 
 
 def maniFbx_GetModelPlacement(fbx, model, options):

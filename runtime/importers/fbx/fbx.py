@@ -14,8 +14,9 @@ from ...deform.skin import Skin
 from ...pose.skeleton import Skeleton
 from ...core.builder import Builder
 from ...core.errors import CapacityError, InvalidError
-from ..common import ImportFormatError, ImportReason
+from ..common import ImportClipOptions, ImportFormatError, ImportReason
 from . import skeleton as _skeleton
+from . import clip as _clip
 from . import skin as _skin
 from .document import read_document
 from .scene import NONE, FbxSettings, Scene
@@ -220,6 +221,24 @@ class Fbx:
                                  f"{joints} this skin's clusters make")
         return _skin.build_influences_of(builder, self._scene, skin, built,
                                          int(self.skin_method(skin)))
+
+    def build_clip(self, builder, clip, skeleton, options, clip_options) -> int:
+        """maniBuildFbxClip: returns how many of the skeleton's bones the clip moves."""
+        _front(builder, self)
+        s = self._scene
+        clip = args.integer(clip, "clip")
+        if not 0 <= clip < self.clip_count:
+            raise InvalidError(f"clip {clip} is past the {self.clip_count} clips")
+        if not isinstance(skeleton, Skeleton) or not skeleton.is_open:
+            raise builder.refuse("not an opened skeleton")
+        opts = _options(options)
+        if not isinstance(clip_options, ImportClipOptions):
+            raise InvalidError("clip_options must be ImportClipOptions")
+        settings = clip_options.checked(skeleton)
+        if s.version < 7000:
+            raise ImportFormatError("clips of FBX 6.x Takes are not read yet",
+                                    ImportReason.Unsupported, item=clip)
+        return _clip.build(builder, s, clip, skeleton, opts, settings)
 
     def skeleton_placement(self, skeleton, options) -> np.ndarray:
         models = self._skeleton_models(skeleton)
