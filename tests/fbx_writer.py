@@ -64,9 +64,19 @@ class CurveSpec:
     data: list = None
 
 
+@dataclass
+class BlendSpec:
+    """Blend shapes on model `mesh`'s geometry: control points and channels of (name,
+    DeformPercent, FullWeights or None, [(shape name, indexes, offsets, normals or None)])."""
+
+    mesh: int
+    vertices: list
+    channels: list
+
+
 def scene_nodes(models: list[ModelSpec], version: int = 7400, arrays=None,
                 skin: SkinSpec | None = None, curves: list | None = None,
-                span: tuple | None = None) -> list[Node]:
+                span: tuple | None = None, blend: BlendSpec | None = None) -> list[Node]:
     """The top records of a 7.x scene: header, settings, objects and connections."""
     header = Node("FBXHeaderExtension", children=[Node("FBXHeaderVersion", [1003]),
                                                    Node("FBXVersion", [version])])
@@ -103,6 +113,30 @@ def scene_nodes(models: list[ModelSpec], version: int = 7400, arrays=None,
             objects.append(Node("Deformer", [8000 + k, "\x00\x01SubDeformer", "Cluster"], kids))
             conns.append(Node("C", ["OO", 8000 + k, 7000]))
             conns.append(Node("C", ["OO", 1000 + model, 8000 + k]))
+    if blend is not None:
+        objects.append(Node("Geometry", [6100, "bmesh\x00\x01Geometry", "Mesh"],
+                            [Node("Vertices", [("d", [float(v) for v in blend.vertices])])]))
+        conns.append(Node("C", ["OO", 6100, 1000 + blend.mesh]))
+        objects.append(Node("Deformer", [6200, "shapes\x00\x01Deformer", "BlendShape"],
+                            [Node("Version", [100])]))
+        conns.append(Node("C", ["OO", 6200, 6100]))
+        sid = 6400
+        for c, (name, percent, full, shapes) in enumerate(blend.channels):
+            kids = [Node("Version", [100]), Node("Properties70", children=[
+                Node("P", ["DeformPercent", "Number", "", "A", float(percent)])])]
+            if full is not None:
+                kids.append(Node("FullWeights", [("d", [float(w) for w in full])]))
+            objects.append(Node("Deformer", [6300 + c, f"{name}\x00\x01SubDeformer",
+                                             "BlendShapeChannel"], kids))
+            conns.append(Node("C", ["OO", 6300 + c, 6200]))
+            for sname, idx, offsets, normals in shapes:
+                skids = [Node("Version", [100]), Node("Indexes", [("i", [int(i) for i in idx])]),
+                         Node("Vertices", [("d", [float(x) for x in offsets])])]
+                if normals is not None:
+                    skids.append(Node("Normals", [("d", [float(x) for x in normals])]))
+                objects.append(Node("Geometry", [sid, f"{sname}\x00\x01Geometry", "Shape"], skids))
+                conns.append(Node("C", ["OO", sid, 6300 + c]))
+                sid += 1
     if curves:
         stack_props = [] if span is None else [
             Node("P", ["LocalStart", "KTime", "Time", "", span[0]]),

@@ -273,7 +273,7 @@ class World:
     @cached_property
     def fbx_bytes(self):
         """A small binary FBX: a limb chain of three models under a null."""
-        from fbx_writer import CurveSpec, ModelSpec, SkinSpec, scene_nodes, write_binary
+        from fbx_writer import BlendSpec, CurveSpec, ModelSpec, SkinSpec, scene_nodes, write_binary
         models = [ModelSpec("top"),
                   ModelSpec("hip", 0, {"Lcl Translation": (0.0, 1.0, 0.0), "InheritType": 2},
                             "LimbNode"),
@@ -284,7 +284,10 @@ class World:
                         [(1, [0, 1], [1.0, 0.5], eye, eye), (2, [1, 2], [0.5, 1.0], None, eye)])
         second = 46186158000
         curves = [CurveSpec(2, "Lcl Rotation", 0, [0, second // 2, second], [10.0, 40.0, 10.0])]
-        return write_binary(scene_nodes(models, skin=skin, curves=curves), 7500)
+        blend = BlendSpec(3, [0, 0, 0, 0, 1, 0, 0, 2, 0],
+                          [("open", 25.0, [50.0, 100.0], [("half", [1], [1.0, 0.0, 0.0], None),
+                                                          ("full", [2], [0.0, 1.0, 0.0], None)])])
+        return write_binary(scene_nodes(models, skin=skin, curves=curves, blend=blend), 7500)
 
     def new_fbx(self):
         return capi.maniOpenFbx(rt.Builder(), self.fbx_bytes)
@@ -441,6 +444,11 @@ def valid_calls(w: World) -> dict:
         "maniBuildFbxInfluences": lambda: (rt.Builder(), w.fbx, 0, w.fbx_skin),
         "maniFbx_GetClipCount": lambda: (w.fbx,),
         "maniFbx_GetClipName": lambda: (w.fbx, 0),
+        "maniFbx_GetMorphCount": lambda: (w.fbx,),
+        "maniFbx_GetMorphModel": lambda: (w.fbx, 0),
+        "maniFbx_GetMorphTargetCount": lambda: (w.fbx, 0),
+        "maniBuildFbxMorphTargets": lambda: (rt.Builder(), w.fbx, 0, capi.maniDefaultFbxOptions()),
+        "maniFbx_GetMorphWeights": lambda: (w.fbx, 0),
         "maniBuildFbxClip": lambda: (rt.Builder(), w.fbx, 0, w.fbx_skeleton,
                                      capi.maniDefaultFbxOptions(),
                                      default_import_clip_options()),

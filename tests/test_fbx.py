@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import runtime as rt
 from runtime import capi
 from runtime.core.builder import default_builder_def
-from runtime.core.errors import InvalidError, ManiError
+from runtime.core.errors import CapacityError, InvalidError, ManiError
 from runtime.importers.common import ImportFormatError, ImportReason
 from runtime.importers.fbx import Axis, FbxOptions, default_fbx_options, open_fbx
 from runtime.importers.fbx.scene import Scene
@@ -755,3 +755,140 @@ def test_a_clip_keys_every_sample_of_the_stacks_grid():
     co.sample_rate = -1.0
     with pytest.raises(InvalidError):
         fbx.build_clip(b, 0, sk, default_fbx_options(), co)
+
+
+# ------------------------------------------------------------------ morphs
+def _built_targets(fbx, k, options=None):
+    from runtime.deform.morph import MorphTargets
+    b = rt.Builder()
+    fbx.build_morph_targets(b, k, options or FbxOptions(unit_meters=fbx.read_settings().unit_meters))
+    return MorphTargets(bytes(capi.maniBuilder_CopyBuilt(b)))
+
+
+def _dense(t, target, count):
+    out = np.zeros((count, 3))
+    d = t.target_deltas(target, 0)
+    idx = t.target_indices(target)
+    if idx is None:
+        out[:] = d
+    else:
+        out[idx] = d
+    return out
+
+
+def _morph_check(data: bytes, ref_channels, count):
+    """Ours against ufbx's channels: targets in ufbx's keyframe order (a repeated full
+    weight left out), their names, rest weights and offsets."""
+    fbx = opened(data)
+    want = []
+    for name, weight, keys in ref_channels:
+        last = None
+        for target, effective, sname, offsets, verts in keys:
+            if target == last:
+                continue
+            last = target
+            dense = np.zeros((count, 3))
+            np.add.at(dense, np.array(verts, dtype=int), np.array(offsets).reshape(-1, 3))
+            want.append((sname, effective, dense, target))
+    got = []
+    for k in range(fbx.morph_count):
+        t = _built_targets(fbx, k)
+        weights = fbx.morph_weights(k)
+        assert fbx.morph_target_count(k) == t.target_count == weights.size
+        for i in range(t.target_count):
+            got.append((t.target_name(i), float(weights[i]), _dense(t, i, count), t.full_weight(i)))
+    assert len(got) == len(want)
+    for (gn, gw, gd, gf), (wn, ww, wd, wf) in zip(got, want):
+        assert gn == wn
+        assert abs(gw - ww) < 1e-6 and abs(gf - wf) < 1e-6
+        assert np.abs(gd - wd).max() < 1e-6
+    return fbx
+
+
+@needs_shared
+@needs_ufbx
+def test_staged_blend_shapes_equal_ufbx():
+    path = SHARED / "maya_blend_shape_cube_7700_binary.fbx"
+    fbx = _morph_check(path.read_bytes(), ufbx_read(path)["channels"],
+                       opened(path.read_bytes())._sets()[0].points.child(b"Vertices").array().size // 3)
+    assert fbx.morph_model(0) == 0
+
+
+def blend_file(channels, vertices=None):
+    from fbx_writer import BlendSpec
+    vertices = vertices or [0.0] * 12
+    return write_binary(scene_nodes([ModelSpec("body", -1, {}, "Mesh")],
+                                    blend=BlendSpec(0, vertices, channels)), 7500)
+
+
+@needs_ufbx
+def test_in_betweens_repeats_and_walks_equal_ufbx():
+    o = [1.0, 0.0, 0.0, 0.0, 2.0, 0.0]
+    channels = [
+        ("smile", 75.0, [50.0, 100.0, 100.0], [("half", [0, 1], o, None), ("full", [1, 2], o, None),
+                                               ("again", [2, 3], o, None)]),
+        ("frown", -30.0, [100.0, -60.0], [("up", [3, 0], o, None), ("down", [1, 2], o, None)]),
+        ("smile", 250.0, None, [("", [0, 9], o, None)]),          # a repeated name, index past
+    ]
+    data = blend_file(channels)
+    with tempfile.NamedTemporaryFile(suffix=".fbx", delete=False) as f:
+        f.write(data)
+    try:
+        ref = ufbx_read(f.name)["channels"]
+    finally:
+        Path(f.name).unlink()
+    for ch in ref:                   # ufbx keeps the index past the points; we skip it
+        for key in ch[2]:
+            keep = [i for i, v in enumerate(key[4]) if v < 4]
+            key[3] = [key[3][i] for i in keep]
+            key[4] = [key[4][i] for i in keep]
+        for key in ch[2]:
+            if not key[2]:
+                key[2] = None
+    fbx = opened(data)
+    t = _built_targets(fbx, 0)
+    assert [t.channel_name(c) for c in range(t.channel_count)] == ["smile", "frown", "smile#2"]
+    for ch in ref:
+        for key in ch[2]:
+            key[2] = key[2] if key[2] is not None else "smile#2"
+    _morph_check(data, ref, 4)
+
+
+def test_morph_refusals_and_measures():
+    o = [1.0, 0.0, 0.0]
+    fbx = opened(blend_file([("c", 0.0, None, [("s", [0, 1], o, None)])]))
+    with pytest.raises(ImportFormatError) as e:
+        fbx.build_morph_targets(rt.Builder(), 0, default_fbx_options())
+    assert e.value.import_reason == ImportReason.Property
+    fbx = opened(blend_file([("c", 0.0, [0.0], [("s", [0], o, None)])]))
+    with pytest.raises(ImportFormatError) as e:
+        fbx.build_morph_targets(rt.Builder(), 0, default_fbx_options())
+    assert e.value.import_reason == ImportReason.Build
+    fbx = opened(blend_file([("c", 40.0, None, [("s", [0], o, None)]), ("d", 10.0, None, [])]))
+    assert fbx.morph_target_count(0) == 1 and fbx.morph_target_count(1) == 0
+    assert fbx.morph_model(1) == 2**32 - 1
+    short = np.ones(0, np.float32)
+    with pytest.raises(CapacityError) as e:
+        fbx.morph_weights(0, short)
+    assert e.value.count == 1
+    full = np.ones(3, np.float32)
+    fbx.morph_weights(0, full)
+    assert full[0] == np.float32(0.4)
+    with pytest.raises(InvalidError):
+        fbx.morph_weights(1)
+    with pytest.raises(InvalidError):
+        fbx.build_morph_targets(rt.Builder(), 0, FbxOptions(unit_meters=-1.0))
+
+
+def test_shapes_of_a_61_mesh_are_a_set_of_their_own():
+    from fbx_writer import Node
+    nodes = scene_nodes_61([ModelSpec("body", -1, {}, "Mesh")])
+    model = nodes[1].children[0]
+    model.children.append(Node("Vertices", [("d", [0.0] * 9)]))
+    model.children.append(Node("Shape", ["open"], [Node("Indexes", [("i", [2])]),
+                                                   Node("Vertices", [("d", [0.0, 1.0, 0.0])])]))
+    fbx = opened(write_ascii(nodes, 6100))
+    assert fbx.morph_count == 1 and fbx.morph_model(0) == 0 and fbx.morph_target_count(0) == 1
+    t = _built_targets(fbx, 0, FbxOptions(unit_meters=0.01))
+    assert t.channel_name(0) == "open"
+    assert np.allclose(_dense(t, 0, 3), [[0, 0, 0], [0, 0, 0], [0, 1, 0]])

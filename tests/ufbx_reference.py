@@ -1,7 +1,8 @@
 """Run as a script in a subprocess: prints every node's world matrix (3 rows of 4) and every skin
 cluster's geometry_to_bone as ufbx evaluates the FBX file named by argv[1], as JSON
 {"nodes": {name: rows}, "skins": [[rows of each cluster]], "frames": [nodes at each
-time given after the file, in seconds]}. ufbx can crash the
+time given after the file, in seconds], "channels": [[name, weight, [[target weight,
+effective weight, shape name, offsets, vertices] per keyframe]]]}. ufbx can crash the
 interpreter when a scene is freed with objects alive, so the process leaves by os._exit."""
 import json
 import os
@@ -31,6 +32,20 @@ def main() -> None:
             cols = [m.c0, m.c1, m.c2, m.c3]
             rows.append([[c.x for c in cols], [c.y for c in cols], [c.z for c in cols]])
         skins.append(rows)
+    channels = []
+    chans = scene.blend_channels
+    for j in range(len(chans)):
+        ch = chans[j]
+        keys = ch.keyframes
+        shapes = []
+        for k in range(len(keys)):
+            kf = keys[k]
+            sh = kf.shape
+            v, iv = sh.position_offsets, sh.offset_vertices
+            shapes.append([kf.target_weight, kf.effective_weight, sh.name,
+                           [[v[i].x, v[i].y, v[i].z] for i in range(len(v))],
+                           [int(iv[i]) for i in range(len(iv))]])
+        channels.append([ch.name, ch.weight, shapes])
     frames = []
     keep = []                      # evaluated scenes stay alive until the process exits
     for t in (float(x) for x in sys.argv[2:]):
@@ -46,7 +61,7 @@ def main() -> None:
             cols = [m.c0, m.c1, m.c2, m.c3]
             at[node.name] = [[c.x for c in cols], [c.y for c in cols], [c.z for c in cols]]
         frames.append(at)
-    out = {"nodes": out, "skins": skins, "frames": frames}
+    out = {"nodes": out, "skins": skins, "frames": frames, "channels": channels}
     sys.stdout.write(json.dumps(out) + "\n")
     sys.stdout.flush()
     os._exit(0)

@@ -1,7 +1,5 @@
-"""import.h, its FBX half: open, read, skeletons and placements.
-
-Not yet carried (issue 22): maniFbx_GetMorphCount, maniFbx_GetMorphModel,
-maniFbx_GetMorphTargetCount, maniBuildFbxMorphTargets and maniFbx_GetMorphWeights."""
+"""import.h, its FBX half: open and read a document, then skeletons, placements, skins,
+influences, morph targets and clips built from it."""
 from ..core.errors import InvalidError
 from ..importers.fbx import Axis, Fbx, SkinMethod, default_fbx_options, open_fbx
 
@@ -12,8 +10,10 @@ __all__ = ["maniOpenFbx", "maniCloseFbx", "maniFbx_GetVersion", "maniFbx_GetMode
            "maniFbx_GetSkeletonCount", "maniFbx_GetSkinCount", "maniFbx_GetSkinSkeleton",
            "maniFbx_GetSkinModel", "maniFbx_ReadSettings", "maniDefaultFbxOptions",
            "maniBuildFbxSkeleton", "maniBuildFbxModelSkeleton", "maniFbx_GetSkeletonPlacement",
-           "maniBuildFbxSkin", "maniFbx_GetSkinMethod", "maniBuildFbxInfluences", "maniFbx_GetClipCount", "maniFbx_GetClipName",
-           "maniFbx_GetModelPlacement"]
+           "maniBuildFbxSkin", "maniFbx_GetSkinMethod", "maniBuildFbxInfluences",
+           "maniFbx_GetMorphCount", "maniFbx_GetMorphModel", "maniFbx_GetMorphTargetCount",
+           "maniBuildFbxMorphTargets", "maniFbx_GetMorphWeights", "maniFbx_GetClipCount",
+           "maniFbx_GetClipName", "maniBuildFbxClip", "maniFbx_GetModelPlacement"]
 
 __pending__ = {
     "maniBuildFbxClip": "FBX 6.x Takes' keys are not read (refused as Unsupported); layers "
@@ -146,6 +146,29 @@ def maniBuildFbxClip(builder, fbx, clip, skeleton, options, clipOptions) -> int:
     if not isinstance(fbx, Fbx):
         _refuse(builder)
     return fbx.build_clip(builder, clip, skeleton, options, clipOptions)
+
+
+def maniFbx_GetMorphCount(fbx) -> int:
+    return fbx.morph_count if _opened(fbx) else 0
+
+
+def maniFbx_GetMorphModel(fbx, morph) -> int:
+    return fbx.morph_model(morph) if _opened(fbx) else UINT32_MAX
+
+
+def maniFbx_GetMorphTargetCount(fbx, morph) -> int:
+    return fbx.morph_target_count(morph) if _opened(fbx) else 0
+
+
+def maniBuildFbxMorphTargets(builder, fbx, morph, options) -> None:
+    Fbx.build_morph_targets(fbx, builder, morph, options) if isinstance(fbx, Fbx) \
+        else _refuse(builder)
+
+
+def maniFbx_GetMorphWeights(fbx, morph, weightsOut=None):
+    """The weights (float32), into weightsOut when given; CapacityError with .count (the
+    target count) when it is short, weightsOut zeroed."""
+    return _need(fbx).morph_weights(morph, weightsOut)
 
 
 def maniFbx_GetModelPlacement(fbx, model, options):

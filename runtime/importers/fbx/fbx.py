@@ -17,6 +17,7 @@ from ...core.errors import CapacityError, InvalidError
 from ..common import ImportClipOptions, ImportFormatError, ImportReason
 from . import skeleton as _skeleton
 from . import clip as _clip
+from . import morph as _morph
 from . import skin as _skin
 from .document import read_document
 from .scene import NONE, FbxSettings, Scene
@@ -48,6 +49,7 @@ class Fbx:
         self._block = block
         self._scene: Scene | None = scene
         self._evaluated = None
+        self._morphs = None
 
     # ---- life
     def close(self) -> None:
@@ -60,6 +62,7 @@ class Fbx:
             return
         self._scene = None
         self._evaluated = None
+        self._morphs = None
         block, self._block = self._block, None
         if builder is not None and block is not None and builder._state == "live":
             builder._call_free(block)
@@ -239,6 +242,69 @@ class Fbx:
             raise ImportFormatError("clips of FBX 6.x Takes are not read yet",
                                     ImportReason.Unsupported, item=clip)
         return _clip.build(builder, s, clip, skeleton, opts, settings)
+
+    # ---- morphs
+    def _sets(self) -> list:
+        if self._scene is None:
+            return []
+        if self._morphs is None:
+            self._morphs = _morph.morph_sets(self._scene)
+        return self._morphs
+
+    def _set(self, morph):
+        morph = args.integer(morph, "morph")
+        sets = self._sets()
+        if not 0 <= morph < len(sets):
+            raise InvalidError(f"morph {morph} is past the {len(sets)} sets")
+        return sets[morph]
+
+    @property
+    def morph_count(self) -> int:
+        try:
+            return len(self._sets())
+        except ImportFormatError:
+            return 0
+
+    def morph_model(self, morph) -> int:
+        morph = args.integer(morph, "morph")
+        try:
+            sets = self._sets()
+        except ImportFormatError:
+            return NONE
+        return sets[morph].model if 0 <= morph < len(sets) else NONE
+
+    def morph_target_count(self, morph) -> int:
+        morph = args.integer(morph, "morph")
+        try:
+            sets = self._sets()
+        except ImportFormatError:
+            return 0
+        return _morph.target_count(sets[morph]) if 0 <= morph < len(sets) else 0
+
+    def build_morph_targets(self, builder, morph, options) -> bytes:
+        """maniBuildFbxMorphTargets."""
+        _front(builder, self)
+        s = self._set(morph)
+        opts = _options(options)
+        return _morph.build(builder, self._scene, s, opts)
+
+    def morph_weights(self, morph, out=None) -> np.ndarray:
+        """maniFbx_GetMorphWeights: the rest target weights, float32; into `out` when
+        given (CapacityError with .count when it is short, `out` zeroed)."""
+        self._open_scene()
+        s = self._set(morph)
+        if out is not None and not (isinstance(out, np.ndarray) and out.dtype == np.float32
+                                    and out.ndim == 1 and out.flags.writeable):
+            raise InvalidError("weights must be a writable float32 array")
+        weights = _morph.rest_weights(s)
+        if out is None:
+            return weights
+        if out.size < weights.size:
+            out[...] = 0.0
+            raise CapacityError(f"{out.size} entries for {weights.size} targets",
+                                count=weights.size)
+        out[:weights.size] = weights
+        return out
 
     def skeleton_placement(self, skeleton, options) -> np.ndarray:
         models = self._skeleton_models(skeleton)
