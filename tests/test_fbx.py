@@ -632,11 +632,9 @@ def test_skinned_vertices_equal_the_reference_meshes(path):
     (`ufbx:transform_skin` files compare after the mesh's own move from its bind pose, as
     ufbx's test does)."""
     from runtime.importers.common import default_import_clip_options
-    from runtime.importers.fbx.clip import _time_range, evaluate_at, stack_animation
+    from runtime.importers.fbx.clip import _time_range, animation, evaluate_at
     from runtime.importers.fbx.skin import _bind_pose_matrices
     fbx = opened(path.read_bytes())
-    if fbx.version < 7000:
-        pytest.skip("clips of FBX 6.x Takes are not read yet (maniBuildFbxClip pending)")
     st = fbx.read_settings()
     opts = FbxOptions(unit_meters=st.unit_meters)
     b = rt.Builder()
@@ -653,7 +651,7 @@ def test_skinned_vertices_equal_the_reference_meshes(path):
     scene = fbx._scene
     verts = control_points(scene, 0).record.child(b"Vertices").array().reshape(-1, 3)
     place = np.vstack([fbx.skeleton_placement(0, opts), [0, 0, 0, 1]]).astype(np.float64)
-    anim, keys = stack_animation(scene, 0)
+    anim, keys = animation(scene, 0)
     start = _time_range(scene, 0, keys)[0] / 46186158000
     for frame, obj in _references(path):
         want, transform_skin = _obj(obj)
@@ -892,3 +890,23 @@ def test_shapes_of_a_61_mesh_are_a_set_of_their_own():
     t = _built_targets(fbx, 0, FbxOptions(unit_meters=0.01))
     assert t.channel_name(0) == "open"
     assert np.allclose(_dense(t, 0, 3), [[0, 0, 0], [0, 0, 0], [0, 1, 0]])
+
+
+@needs_shared
+@needs_ufbx
+@pytest.mark.parametrize("path", STAGED, ids=lambda p: p.name)
+def test_staged_animated_worlds_equal_ufbx(path):
+    """Every model's world at many times of the first clip (stack or take), ours against
+    ufbx's evaluate_scene."""
+    from runtime.importers.fbx.clip import animation, evaluate_at
+    times = [0.0, 0.05, 1 / 24, 0.2, 0.33, 0.5, 0.61, 0.75, 0.9, 1.2]
+    ref = ufbx_read(path, times)["frames"]
+    scene = Scene(read_document(path.read_bytes()))
+    anim, _ = animation(scene, 0) if (scene.stacks or scene.version < 7000) else ({}, [])
+    _, world, _ = evaluate_at(scene, anim, np.array(times))
+    size = model_size([np.array(v) for v in ref[0].values()])
+    for k, frame in enumerate(ref):
+        for m, name in enumerate(scene.bone_names):
+            got = world[m, k, :3]
+            assert np.abs(got - np.array(frame[name.decode()])).max() <= 1e-5 * size, \
+                (times[k], name)

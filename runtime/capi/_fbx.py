@@ -16,10 +16,9 @@ __all__ = ["maniOpenFbx", "maniCloseFbx", "maniFbx_GetVersion", "maniFbx_GetMode
            "maniFbx_GetClipName", "maniBuildFbxClip", "maniFbx_GetModelPlacement"]
 
 __pending__ = {
-    "maniBuildFbxClip": "FBX 6.x Takes' keys are not read (refused as Unsupported); layers "
-                        "after the first holding a property are not blended in; other "
-                        "animated numbers do not yet become bone/property float tracks "
-                        "(issue 22)",
+    "maniBuildFbxClip": "layers after the first holding a property are not blended in; "
+                        "other animated numbers do not yet become bone/property float "
+                        "tracks (issue 22)",
 }
 
 __constants__ = [*(f"maniFbxAxis{a.name}" for a in Axis),

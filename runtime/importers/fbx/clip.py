@@ -1,6 +1,7 @@
 """Clips from FBX 7.x animation stacks, evaluated as ufbx evaluates them.
 
-A stack's layers are its AnimationLayer children in connection order; a layer's curve nodes
+6.x Takes give the same: each Model's Transform channel's T, R and S, keyed as ufbx reads
+a take's keys. A stack's layers are its AnimationLayer children in connection order; a layer's curve nodes
 (AnimationCurveNode) connect to a model's property; a curve node's d|X, d|Y, d|Z give its
 value where it has no curve, its AnimationCurve children (by d|X...) the rest. The first
 layer holding a property replaces its value; further layers are not yet blended (see the
@@ -24,13 +25,13 @@ from ...core.errors import CapacityError, ManiError
 from ...core.limits import NO_BONE
 from ...core.transform import quats_from_matrices
 from ..common import ImportClipOptions, ImportFormatError, ImportReason
-from .curves import KTIME_SECOND, evaluate_curve, read_curve
+from .curves import KTIME_SECOND, evaluate_curve, read_curve, read_take_curve
 from .scene import NONE, Scene
 from .skeleton import HELPER_SUFFIX, FbxOptions, basis
 from .transform import (INHERIT_COMPONENTWISE, INHERIT_NORMAL, euler_matrix, inherit_mode,
                         model_order)
 
-__all__ = ["stack_animation", "build"]
+__all__ = ["stack_animation", "take_animation", "animation", "build"]
 
 _TRANSFORM_PROPS = (b"Lcl Translation", b"Lcl Rotation", b"Lcl Scaling")
 _COMPONENTS = (b"d|X", b"d|Y", b"d|Z")
@@ -82,8 +83,78 @@ def stack_animation(scene: Scene, clip: int) -> tuple[dict, list]:
     return out, key_times
 
 
+_TAKE_PROPS = {b"T": b"Lcl Translation", b"R": b"Lcl Rotation", b"S": b"Lcl Scaling"}
+_AXES = {b"X": 0, b"Y": 1, b"Z": 2}
+
+
+def take_animation(scene: Scene, clip: int) -> tuple[dict, list]:
+    """A 6.x Take as stack_animation gives a stack: each Model's Transform channels T, R
+    and S (their X, Y and Z children) as the Lcl properties."""
+    take = _takes(scene)[clip]
+    out: dict = {}
+    key_times: list = []
+    for rec in take.all(b"Model"):
+        raw = rec.string(0)
+        if raw is None:
+            continue
+        o = scene.by_id.get(scene._key6(raw))
+        m = scene.model_of.get(o) if o is not None else None
+        if m is None:
+            continue
+        for channel in rec.all(b"Channel"):
+            if channel.string(0) != b"Transform":
+                continue
+            for part in channel.all(b"Channel"):
+                prop = _TAKE_PROPS.get(part.string(0))
+                if prop is None:
+                    continue
+                default = [math.nan] * 3
+                curves: list = [None] * 3
+                comps = [part] if part.child(b"Key") is not None or part.child(b"Default") \
+                    is not None else [c for c in part.all(b"Channel")
+                                      if c.child(b"Key") is not None or c.child(b"Default") is not None]
+                for k, comp in enumerate(comps[:3]):
+                    axis = _AXES.get(comp.string(0), k) if comp is not part else 0
+                    d = comp.child(b"Default")
+                    value = d.number(0) if d is not None else None
+                    if isinstance(value, (int, float)) and not isinstance(value, bool):
+                        default[axis] = float(value)
+                    try:
+                        curve = read_take_curve(comp, scene.version, clip)
+                    except ImportFormatError as exc:
+                        raise ImportFormatError(f"the take's curves are refused: {exc}",
+                                                ImportReason.Property, offset=exc.offset,
+                                                item=clip) from None
+                    curves[axis] = curve
+                    if curve is not None:
+                        key_times.extend(curve.times.tolist())
+                out.setdefault(m, {})[prop] = (default, curves)
+    return out, key_times
+
+
+def _takes(scene: Scene) -> list:
+    takes = scene.doc.top.child(b"Takes")
+    return [] if takes is None else takes.all(b"Take")
+
+
+def animation(scene: Scene, clip: int) -> tuple[dict, list]:
+    """The clip's animated properties, from a stack (7.x) or a take (6.x)."""
+    return (stack_animation if scene.version >= 7000 else take_animation)(scene, clip)
+
+
 def _time_range(scene: Scene, clip: int, key_times: list) -> tuple[int, int]:
-    """The stack's start and stop, in ticks."""
+    """The stack's (or take's) start and stop, in ticks."""
+    if scene.version < 7000:
+        take = _takes(scene)[clip]
+        for name in (b"LocalTime", b"ReferenceTime"):
+            r = take.child(name)
+            if r is not None:
+                va, vb = r.number(0), r.number(1)
+                if isinstance(va, int) and isinstance(vb, int) and vb >= va:
+                    return va, vb
+        if key_times:
+            return round(min(key_times) * KTIME_SECOND), round(max(key_times) * KTIME_SECOND)
+        return 0, 0
     obj = scene.objects[scene.stacks[clip]]
     for a, b in ((b"LocalStart", b"LocalStop"), (b"ReferenceStart", b"ReferenceStop")):
         fa, fb = obj.prop(a), obj.prop(b)
@@ -209,7 +280,7 @@ def _decomposed(m: np.ndarray, item: int):
 def build(builder, scene: Scene, clip: int, skeleton, options: FbxOptions,
           clip_options: ImportClipOptions) -> int:
     """Builds the clip into the builder; returns how many of the skeleton's bones it moves."""
-    anim, key_times = stack_animation(scene, clip)
+    anim, key_times = animation(scene, clip)
     start, stop = _time_range(scene, clip, key_times)
     rate = clip_options.sample_rate or scene.settings().frame_rate
     duration = (stop - start) / KTIME_SECOND

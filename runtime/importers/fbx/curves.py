@@ -17,7 +17,7 @@ import numpy as np
 
 from ..common import ImportFormatError, ImportReason
 
-__all__ = ["KTIME_SECOND", "Curve", "read_curve", "evaluate_curve"]
+__all__ = ["KTIME_SECOND", "Curve", "read_curve", "read_take_curve", "evaluate_curve"]
 
 KTIME_SECOND = 46186158000
 
@@ -324,3 +324,170 @@ def _extrapolate(c: Curve, time: np.ndarray, pre: bool) -> np.ndarray:
         d = c.values[-1] - c.values[0]
         out = out + (-d if pre else d) * (rep_n + 1.0)
     return out
+
+
+def _key_tokens(rec) -> list:
+    """A 6.x `Key:` list: numbers as floats, bare letters as one-character strings."""
+    doc = rec.doc
+    out = []
+    if doc.binary:
+        for p in rec.props:
+            if p[0] == ord("C"):
+                out.append(chr(doc.data[p[1]]))
+            else:
+                v = doc.prop_number(p)
+                if v is None:
+                    raise ImportFormatError("a key list holding a string", ImportReason.Data,
+                                            offset=p[1], item=0)
+                out.append(float(v))
+        return out
+    for kind, start, end in rec.props:
+        text = doc.data[start:end]
+        if kind == 2:
+            out.append(float(text))
+        elif kind == 3 and len(text) == 1:
+            out.append(text.decode())
+        else:
+            raise ImportFormatError("a key list holding what is not a number or a letter",
+                                    ImportReason.Data, offset=start, item=0)
+    return out
+
+
+def read_take_curve(rec, version: int, item: int) -> Curve | None:
+    """A 6.x Take channel's keys (`Key:`, `KeyCount:`, `KeyVer:`) as ufbx reads them: L
+    linear, C constant (n: the next value), U cubic with slope modes s/b (two slopes), a,
+    p, q, t, d (automatic, progressive clamp, time independent) and weight modes n, a, l,
+    r, c; None without keys. Property (item the clip) for a list that ends early or runs
+    on."""
+    key = rec.child(b"Key")
+    if key is None:
+        return None
+    count_rec = rec.child(b"KeyCount")
+    n = count_rec.number(0) if count_rec is not None else None
+    ver_rec = rec.child(b"KeyVer")
+    ver = ver_rec.number(0, 0) if ver_rec is not None else 0
+    ver = int(ver) if isinstance(ver, (int, float)) else 0
+    if ver <= 0:
+        ver = 4003 if version < 5000 else 4004 if version < 6000 else 4005
+    data = _key_tokens(key)
+    if not isinstance(n, int) or n < 0 or n > len(data):
+        raise ImportFormatError("a key count the keys do not hold", ImportReason.Property,
+                                offset=rec.offset, item=item)
+    pos = 0
+
+    def take(k):
+        nonlocal pos
+        if pos + k > len(data):
+            raise ImportFormatError("a key list that ends early", ImportReason.Property,
+                                    offset=key.offset, item=item)
+        out = data[pos:pos + k]
+        pos += k
+        return out
+
+    def num(v):
+        if isinstance(v, str):
+            raise ImportFormatError("a letter where a key number should be",
+                                    ImportReason.Property, offset=key.offset, item=item)
+        return v
+
+    def char(v):
+        return v if isinstance(v, str) else chr(int(v)) if 0 <= v < 128 and v == int(v) else "?"
+
+    times = np.zeros(n)
+    values = np.zeros(n)
+    interp = np.zeros(n, dtype=np.int64)
+    left = np.zeros((n, 2))
+    right = np.zeros((n, 2))
+    slope_left, weight_left, prev_t = 0.0, _THIRD, 0.0
+    next_t = next_v = 0.0
+    for i in range(n):
+        t_raw, v_raw, mode = take(3)
+        t, v = num(t_raw) / KTIME_SECOND, float(num(v_raw))
+        times[i], values[i] = t, v
+        mode = char(mode)
+        slope_right, weight_right = 0.0, _THIRD
+        next_slope_left, next_weight_left = 0.0, _THIRD
+        auto = False
+        if mode == "U":
+            interp[i] = CUBIC
+            slope_mode = char(take(1)[0])
+            weights = 1
+            if slope_mode in "sb":
+                sr, nl = take(2)
+                slope_right, next_slope_left = _f32(num(sr)), _f32(num(nl))
+                if ver == 4003:
+                    weights = 0
+            elif slope_mode == "a":
+                auto = True
+                if ver <= 4004:
+                    weights = 0
+            elif slope_mode in "pq":
+                auto = True
+                take(2)
+                weights = 1 if ver <= 4004 else 2
+            elif slope_mode == "t":
+                auto = True
+                take(3)
+                weights = 0
+            elif slope_mode == "d":
+                auto = True
+                take(1)
+            else:
+                raise ImportFormatError(f"an unknown slope mode {slope_mode!r}",
+                                        ImportReason.Property, offset=key.offset, item=item)
+            for _ in range(weights):
+                wm = char(take(1)[0])
+                if wm == "a":
+                    wr, wl = take(2)
+                    weight_right, next_weight_left = _f32(num(wr)), _f32(num(wl))
+                elif wm == "l":
+                    next_weight_left = _f32(num(take(1)[0]))
+                elif wm == "r":
+                    weight_right = _f32(num(take(1)[0]))
+                elif wm not in "nc":
+                    raise ImportFormatError(f"an unknown weight mode {wm!r}",
+                                            ImportReason.Property, offset=key.offset, item=item)
+        elif mode == "L":
+            interp[i] = LINEAR
+        elif mode == "C":
+            if ver >= 4004:
+                interp[i] = CONSTANT_NEXT if char(take(1)[0]) == "n" else CONSTANT_PREV
+            else:
+                interp[i] = CONSTANT_PREV
+        else:
+            raise ImportFormatError(f"an unknown key mode {mode!r}", ImportReason.Property,
+                                    offset=key.offset, item=item)
+        if i + 1 < n:
+            a, b = take(2)
+            pos -= 2
+            next_t, next_v = num(a) / KTIME_SECOND, float(num(b))
+        else:
+            next_t, next_v = t, v
+        if auto:
+            if i > 0:
+                slope_left = slope_right = _auto(prev_t, t, next_t, values[i - 1], v, next_v,
+                                                 weight_left, weight_right, 0.0,
+                                                 _CLAMP_PROGRESSIVE | _TIME_INDEPENDENT)
+            else:
+                slope_left = slope_right = 0.0
+        if interp[i] == LINEAR:
+            if next_t > t:
+                slope_right = next_slope_left = _f32((next_v - v) / (next_t - t))
+            else:
+                slope_right = next_slope_left = 0.0
+        if t > prev_t:
+            dx = _f32(weight_left * (t - prev_t))
+            left[i] = (dx, _f32(dx * slope_left))
+        if next_t > t:
+            dx = _f32(weight_right * (next_t - t))
+            right[i] = (dx, _f32(dx * slope_right))
+        slope_left, weight_left, prev_t = next_slope_left, next_weight_left, t
+    if pos != len(data):
+        raise ImportFormatError("a key list longer than its keys", ImportReason.Property,
+                                offset=key.offset, item=item)
+    if not (np.isfinite(values).all() and np.isfinite(times).all()) or \
+            (n > 1 and (np.diff(times) < 0).any()):
+        raise ImportFormatError("a take's keys not finite or going back", ImportReason.Data,
+                                offset=key.offset, item=item)
+    return Curve(times, values, interp, left, right, _extrapolation(rec, b"Pre-Extrapolation"),
+                 _extrapolation(rec, b"Post-Extrapolation"))

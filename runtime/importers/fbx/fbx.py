@@ -238,9 +238,6 @@ class Fbx:
         if not isinstance(clip_options, ImportClipOptions):
             raise InvalidError("clip_options must be ImportClipOptions")
         settings = clip_options.checked(skeleton)
-        if s.version < 7000:
-            raise ImportFormatError("clips of FBX 6.x Takes are not read yet",
-                                    ImportReason.Unsupported, item=clip)
         return _clip.build(builder, s, clip, skeleton, opts, settings)
 
     # ---- morphs
