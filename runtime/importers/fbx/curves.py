@@ -222,16 +222,19 @@ def read_curve(rec, item: int) -> Curve:
 
 
 def _bezier_t(p1, p2, x0):
+    """The Bezier parameter whose time is x0 (control times 0, p1, p2, 1): Newton's method
+    from x0, three steps, then pairs of steps until every residual is within 4 ulp of 1
+    (at most four pairs), as ufbx iterates."""
     a = 3 * p1 - 3 * p2 + 1.0
     b = 3 * p2 - 6 * p1
     c = 3 * p1
     t = x0.copy()
     with np.errstate(all="ignore"):
-        for _ in range(11):
+        for step in range(11):
             x1 = ((a * t + b) * t + c) * t - x0
-            d = (3 * a * t + 2 * b) * t + c
-            step = np.where(d != 0, x1 / np.where(d != 0, d, 1.0), 0.0)
-            t = t - step
+            t = t - x1 / ((3 * a * t + 2 * b) * t + c)
+            if step >= 2 and step % 2 == 0 and (np.abs(x1) <= 8.881784197001252e-16).all():
+                break
     return t
 
 
@@ -327,26 +330,42 @@ def _extrapolate(c: Curve, time: np.ndarray, pre: bool) -> np.ndarray:
 
 
 def _key_tokens(rec) -> list:
-    """A 6.x `Key:` list: numbers as floats, bare letters as one-character strings."""
+    """A 6.x `Key:` list: numbers as floats, bare letters as one-character strings
+    (binary: D and L gathered from the bytes at once, C bytes as letters)."""
     doc = rec.doc
-    out = []
+    props = rec.props
     if doc.binary:
-        for p in rec.props:
-            if p[0] == ord("C"):
-                out.append(chr(doc.data[p[1]]))
-            else:
-                v = doc.prop_number(p)
-                if v is None:
-                    raise ImportFormatError("a key list holding a string", ImportReason.Data,
-                                            offset=p[1], item=0)
-                out.append(float(v))
-        return out
-    for kind, start, end in rec.props:
-        text = doc.data[start:end]
+        if not props:
+            return []
+        kinds = np.fromiter((p[0] for p in props), dtype=np.int64, count=len(props))
+        offs = np.fromiter((p[1] for p in props), dtype=np.int64, count=len(props))
+        order = ">" if doc.big_endian else "<"
+        raw = np.frombuffer(doc.data, dtype=np.uint8)
+        out = np.empty(len(props), dtype=object)
+        known = kinds == 67                                   # C: a letter
+        if known.any():
+            out[known] = [chr(c) for c in raw[offs[known]].tolist()]
+        for kind, code in ((ord("D"), "f8"), (ord("L"), "i8"), (ord("F"), "f4"),
+                           (ord("I"), "i4")):
+            sel = kinds == kind
+            if not sel.any():
+                continue
+            size = int(code[1])
+            values = raw[offs[sel][:, None] + np.arange(size)].copy().view(order + code)
+            out[sel] = values.reshape(-1).astype(np.float64).tolist()
+            known |= sel
+        if not known.all():
+            k = int(np.flatnonzero(~known)[0])
+            raise ImportFormatError("a key list holding a string", ImportReason.Data,
+                                    offset=int(offs[k]), item=0)
+        return out.tolist()
+    data = doc.data
+    out = []
+    for kind, start, end in props:
         if kind == 2:
-            out.append(float(text))
-        elif kind == 3 and len(text) == 1:
-            out.append(text.decode())
+            out.append(float(data[start:end]))
+        elif kind == 3 and end - start == 1:
+            out.append(chr(data[start]))
         else:
             raise ImportFormatError("a key list holding what is not a number or a letter",
                                     ImportReason.Data, offset=start, item=0)
@@ -358,7 +377,8 @@ def read_take_curve(rec, version: int, item: int) -> Curve | None:
     linear, C constant (n: the next value), U cubic with slope modes s/b (two slopes), a,
     p, q, t, d (automatic, progressive clamp, time independent) and weight modes n, a, l,
     r, c; None without keys. Property (item the clip) for a list that ends early or runs
-    on."""
+    on, or a letter where a number should be. The tangents' float32 steps are taken at
+    the end, over all keys at once."""
     key = rec.child(b"Key")
     if key is None:
         return None
@@ -370,97 +390,95 @@ def read_take_curve(rec, version: int, item: int) -> Curve | None:
     if ver <= 0:
         ver = 4003 if version < 5000 else 4004 if version < 6000 else 4005
     data = _key_tokens(key)
-    if not isinstance(n, int) or n < 0 or n > len(data):
+    end = len(data)
+    if not isinstance(n, int) or n < 0 or 3 * n > end:
         raise ImportFormatError("a key count the keys do not hold", ImportReason.Property,
                                 offset=rec.offset, item=item)
-    pos = 0
 
-    def take(k):
-        nonlocal pos
-        if pos + k > len(data):
-            raise ImportFormatError("a key list that ends early", ImportReason.Property,
-                                    offset=key.offset, item=item)
-        out = data[pos:pos + k]
-        pos += k
-        return out
+    def fail(what):
+        return ImportFormatError(what, ImportReason.Property, offset=key.offset, item=item)
 
-    def num(v):
-        if isinstance(v, str):
-            raise ImportFormatError("a letter where a key number should be",
-                                    ImportReason.Property, offset=key.offset, item=item)
-        return v
-
-    def char(v):
-        return v if isinstance(v, str) else chr(int(v)) if 0 <= v < 128 and v == int(v) else "?"
-
-    times = np.zeros(n)
-    values = np.zeros(n)
-    interp = np.zeros(n, dtype=np.int64)
-    left = np.zeros((n, 2))
-    right = np.zeros((n, 2))
+    numbers = [isinstance(v, float) for v in data]
+    times, values, interp = [0.0] * n, [0.0] * n, [LINEAR] * n
+    slopes_l, weights_l, slopes_r, weights_r = [0.0] * n, [_THIRD] * n, [0.0] * n, [_THIRD] * n
     slope_left, weight_left, prev_t = 0.0, _THIRD, 0.0
-    next_t = next_v = 0.0
+    pos = 0
     for i in range(n):
-        t_raw, v_raw, mode = take(3)
-        t, v = num(t_raw) / KTIME_SECOND, float(num(v_raw))
+        if pos + 3 > end or not (numbers[pos] and numbers[pos + 1]):
+            raise fail("a key list that ends early or holds a letter for a number")
+        t, v, mode = data[pos] / KTIME_SECOND, data[pos + 1], data[pos + 2]
+        pos += 3
         times[i], values[i] = t, v
-        mode = char(mode)
-        slope_right, weight_right = 0.0, _THIRD
-        next_slope_left, next_weight_left = 0.0, _THIRD
+        slope_right = next_slope_left = 0.0
+        weight_right = next_weight_left = _THIRD
         auto = False
         if mode == "U":
             interp[i] = CUBIC
-            slope_mode = char(take(1)[0])
+            if pos >= end:
+                raise fail("a key list that ends early")
+            slope_mode = data[pos]
+            pos += 1
             weights = 1
-            if slope_mode in "sb":
-                sr, nl = take(2)
-                slope_right, next_slope_left = _f32(num(sr)), _f32(num(nl))
+            if slope_mode == "s" or slope_mode == "b":
+                if pos + 2 > end or not (numbers[pos] and numbers[pos + 1]):
+                    raise fail("a slope that is not two numbers")
+                slope_right, next_slope_left = data[pos], data[pos + 1]
+                pos += 2
                 if ver == 4003:
                     weights = 0
             elif slope_mode == "a":
                 auto = True
                 if ver <= 4004:
                     weights = 0
-            elif slope_mode in "pq":
+            elif slope_mode == "p" or slope_mode == "q":
                 auto = True
-                take(2)
+                pos += 2
                 weights = 1 if ver <= 4004 else 2
             elif slope_mode == "t":
                 auto = True
-                take(3)
+                pos += 3
                 weights = 0
             elif slope_mode == "d":
                 auto = True
-                take(1)
+                pos += 1
             else:
-                raise ImportFormatError(f"an unknown slope mode {slope_mode!r}",
-                                        ImportReason.Property, offset=key.offset, item=item)
+                raise fail(f"an unknown slope mode {slope_mode!r}")
             for _ in range(weights):
-                wm = char(take(1)[0])
+                if pos >= end:
+                    raise fail("a key list that ends early")
+                wm = data[pos]
+                pos += 1
                 if wm == "a":
-                    wr, wl = take(2)
-                    weight_right, next_weight_left = _f32(num(wr)), _f32(num(wl))
-                elif wm == "l":
-                    next_weight_left = _f32(num(take(1)[0]))
-                elif wm == "r":
-                    weight_right = _f32(num(take(1)[0]))
-                elif wm not in "nc":
-                    raise ImportFormatError(f"an unknown weight mode {wm!r}",
-                                            ImportReason.Property, offset=key.offset, item=item)
+                    if pos + 2 > end or not (numbers[pos] and numbers[pos + 1]):
+                        raise fail("weights that are not two numbers")
+                    weight_right, next_weight_left = _f32(data[pos]), _f32(data[pos + 1])
+                    pos += 2
+                elif wm == "l" or wm == "r":
+                    if pos >= end or not numbers[pos]:
+                        raise fail("a weight that is not a number")
+                    if wm == "l":
+                        next_weight_left = _f32(data[pos])
+                    else:
+                        weight_right = _f32(data[pos])
+                    pos += 1
+                elif wm != "n" and wm != "c":
+                    raise fail(f"an unknown weight mode {wm!r}")
         elif mode == "L":
             interp[i] = LINEAR
         elif mode == "C":
+            interp[i] = CONSTANT_PREV
             if ver >= 4004:
-                interp[i] = CONSTANT_NEXT if char(take(1)[0]) == "n" else CONSTANT_PREV
-            else:
-                interp[i] = CONSTANT_PREV
+                if pos >= end:
+                    raise fail("a key list that ends early")
+                if data[pos] == "n":
+                    interp[i] = CONSTANT_NEXT
+                pos += 1
         else:
-            raise ImportFormatError(f"an unknown key mode {mode!r}", ImportReason.Property,
-                                    offset=key.offset, item=item)
+            raise fail(f"an unknown key mode {mode!r}")
         if i + 1 < n:
-            a, b = take(2)
-            pos -= 2
-            next_t, next_v = num(a) / KTIME_SECOND, float(num(b))
+            if pos + 2 > end or not (numbers[pos] and numbers[pos + 1]):
+                raise fail("a key list that ends early or holds a letter for a number")
+            next_t, next_v = data[pos] / KTIME_SECOND, data[pos + 1]
         else:
             next_t, next_v = t, v
         if auto:
@@ -471,23 +489,38 @@ def read_take_curve(rec, version: int, item: int) -> Curve | None:
             else:
                 slope_left = slope_right = 0.0
         if interp[i] == LINEAR:
-            if next_t > t:
-                slope_right = next_slope_left = _f32((next_v - v) / (next_t - t))
-            else:
-                slope_right = next_slope_left = 0.0
-        if t > prev_t:
-            dx = _f32(weight_left * (t - prev_t))
-            left[i] = (dx, _f32(dx * slope_left))
-        if next_t > t:
-            dx = _f32(weight_right * (next_t - t))
-            right[i] = (dx, _f32(dx * slope_right))
+            slope_right = next_slope_left = (next_v - v) / (next_t - t) if next_t > t else 0.0
+        slopes_l[i], weights_l[i], slopes_r[i], weights_r[i] = \
+            slope_left, weight_left, slope_right, weight_right
         slope_left, weight_left, prev_t = next_slope_left, next_weight_left, t
-    if pos != len(data):
-        raise ImportFormatError("a key list longer than its keys", ImportReason.Property,
-                                offset=key.offset, item=item)
-    if not (np.isfinite(values).all() and np.isfinite(times).all()) or \
-            (n > 1 and (np.diff(times) < 0).any()):
+    if pos != end:
+        raise fail("a key list longer than its keys")
+    times_a, values_a = np.array(times), np.array(values)
+    if not (np.isfinite(values_a).all() and np.isfinite(times_a).all()) or \
+            (n > 1 and (np.diff(times_a) < 0).any()):
         raise ImportFormatError("a take's keys not finite or going back", ImportReason.Data,
                                 offset=key.offset, item=item)
-    return Curve(times, values, interp, left, right, _extrapolation(rec, b"Pre-Extrapolation"),
+    left, right = _tangents(times_a, np.array(slopes_l), np.array(weights_l),
+                            np.array(slopes_r), np.array(weights_r))
+    return Curve(times_a, values_a, np.array(interp, dtype=np.int64), left, right,
+                 _extrapolation(rec, b"Pre-Extrapolation"),
                  _extrapolation(rec, b"Post-Extrapolation"))
+
+
+def _tangents(times, slope_l, weight_l, slope_r, weight_r):
+    """Each key's left and right tangents (dx, dy) in float32 steps, as ufbx forms them:
+    dx = weight * the time to the neighbour, dy = dx * slope, slopes in float32."""
+    n = times.size
+    prev = np.concatenate(([0.0], times[:-1])) if n else times
+    nxt = np.concatenate((times[1:], times[-1:])) if n else times
+    sl, sr = slope_l.astype(np.float32), slope_r.astype(np.float32)
+    left = np.zeros((n, 2))
+    right = np.zeros((n, 2))
+    has_l, has_r = times > prev, nxt > times
+    dxl = (weight_l * (times - prev)).astype(np.float32)
+    dxr = (weight_r * (nxt - times)).astype(np.float32)
+    left[:, 0] = np.where(has_l, dxl, 0.0)
+    left[:, 1] = np.where(has_l, (dxl.astype(np.float64) * sl.astype(np.float64)).astype(np.float32), 0.0)
+    right[:, 0] = np.where(has_r, dxr, 0.0)
+    right[:, 1] = np.where(has_r, (dxr.astype(np.float64) * sr.astype(np.float64)).astype(np.float32), 0.0)
+    return left, right
