@@ -62,6 +62,7 @@ class CurveSpec:
     values: list
     flags: list = None
     data: list = None
+    layer: int = 0
 
 
 @dataclass
@@ -76,7 +77,8 @@ class BlendSpec:
 
 def scene_nodes(models: list[ModelSpec], version: int = 7400, arrays=None,
                 skin: SkinSpec | None = None, curves: list | None = None,
-                span: tuple | None = None, blend: BlendSpec | None = None) -> list[Node]:
+                span: tuple | None = None, blend: BlendSpec | None = None,
+                layers: list | None = None) -> list[Node]:
     """The top records of a 7.x scene: header, settings, objects and connections."""
     header = Node("FBXHeaderExtension", children=[Node("FBXHeaderVersion", [1003]),
                                                    Node("FBXVersion", [version])])
@@ -143,18 +145,22 @@ def scene_nodes(models: list[ModelSpec], version: int = 7400, arrays=None,
             Node("P", ["LocalStop", "KTime", "Time", "", span[1]])]
         objects.append(Node("AnimationStack", [9000, "take\x00\x01AnimStack", ""],
                             [Node("Properties70", children=stack_props)]))
-        objects.append(Node("AnimationLayer", [9001, "base\x00\x01AnimLayer", ""], []))
-        conns.append(Node("C", ["OO", 9001, 9000]))
+        for ix, props in enumerate(layers or [{}]):
+            objects.append(Node("AnimationLayer", [9001 + ix, f"layer{ix}\x00\x01AnimLayer", ""], [
+                Node("Properties70", children=[
+                    Node("P", [k, "double" if isinstance(v, float) else "enum", "", "A", v])
+                    for k, v in props.items()])]))
+            conns.append(Node("C", ["OO", 9001 + ix, 9000]))
         nodes: dict = {}
         for k, c in enumerate(curves):
-            key = (c.model, c.prop)
+            key = (c.model, c.prop, c.layer)
             if key not in nodes:
                 nid = 9100 + len(nodes)
                 nodes[key] = nid
                 objects.append(Node("AnimationCurveNode", [nid, "\x00\x01AnimCurveNode", ""], [
                     Node("Properties70", children=[
                         Node("P", [f"d|{a}", "Number", "", "A", 0.0]) for a in "XYZ"])]))
-                conns.append(Node("C", ["OO", nid, 9001]))
+                conns.append(Node("C", ["OO", nid, 9001 + c.layer]))
                 conns.append(Node("C", ["OP", nid, 1000 + c.model, c.prop]))
             n = len(c.ticks)
             flags = c.flags if c.flags is not None else [0x8 | 0x100] * n
@@ -167,7 +173,8 @@ def scene_nodes(models: list[ModelSpec], version: int = 7400, arrays=None,
                 Node("KeyAttrFlags", [("i", [int(f) for f in flags])]),
                 Node("KeyAttrDataFloat", [("f", [float(x) for row in data for x in row])]),
                 Node("KeyAttrRefCount", [("i", [1] * n)])]))
-            conns.append(Node("C", ["OP", cid, nodes[(c.model, c.prop)], "d|" + "XYZ"[c.component]]))
+            conns.append(Node("C", ["OP", cid, nodes[(c.model, c.prop, c.layer)],
+                                    "d|" + "XYZ"[c.component]]))
     return [header, settings, Node("Objects", children=objects), Node("Connections", children=conns)]
 
 

@@ -910,3 +910,45 @@ def test_staged_animated_worlds_equal_ufbx(path):
             got = world[m, k, :3]
             assert np.abs(got - np.array(frame[name.decode()])).max() <= 1e-5 * size, \
                 (times[k], name)
+
+
+@needs_ufbx
+@pytest.mark.parametrize("modes", [(0, 0, 0), (1, 0, 0), (2, 0, 0), (0, 1, 1), (2, 1, 1)],
+                         ids=["additive", "override", "passthrough", "additive_by_layer",
+                              "passthrough_by_layer"])
+def test_layers_combine_as_ufbx_combines_them(modes):
+    """A base layer and a second one of each blend mode, weighted 40%, rotation and scale
+    composed or not, on rotations (every order through the models), translations and
+    scales; worlds against ufbx at many times."""
+    from fbx_writer import CurveSpec
+    from runtime.importers.fbx.clip import evaluate_at, stack_animation
+    blend, rot_mode, scale_mode = modes
+    ticks = [0, SECOND // 2, SECOND]
+    curves = []
+    for m in (1, 2, 3):
+        for comp in range(3):
+            curves.append(CurveSpec(m, "Lcl Rotation", comp, ticks, [10.0 * m, 50.0 + comp, -20.0]))
+            curves.append(CurveSpec(m, "Lcl Rotation", comp, ticks, [30.0, -15.0 * comp, 70.0],
+                                    layer=1))
+        curves.append(CurveSpec(m, "Lcl Translation", 0, ticks, [1.0, 2.0, 0.5], layer=1))
+        curves.append(CurveSpec(m, "Lcl Scaling", 1, ticks, [1.0, 2.0, 0.5], layer=1))
+    layers = [{}, {"BlendMode": blend, "Weight": 40.0, "RotationAccumulationMode": rot_mode,
+                   "ScaleAccumulationMode": scale_mode}]
+    models = feature_models(3, (1, 1, 1))
+    models[2].props["RotationOrder"] = 5
+    data = write_binary(scene_nodes(models, curves=curves, layers=layers), 7500)
+    times = [0.0, 0.2, 0.5, 0.7, 1.0]
+    with tempfile.NamedTemporaryFile(suffix=".fbx", delete=False) as f:
+        f.write(data)
+    try:
+        ref = ufbx_read(f.name, times)["frames"]
+    finally:
+        Path(f.name).unlink()
+    scene = Scene(read_document(data))
+    anim, _ = stack_animation(scene, 0)
+    _, world, _ = evaluate_at(scene, anim, np.array(times))
+    size = model_size([np.array(v) for v in ref[0].values()])
+    for k, frame in enumerate(ref):
+        for m, name in enumerate(scene.bone_names):
+            assert np.abs(world[m, k, :3] - np.array(frame[name.decode()])).max() <= 1e-5 * size, \
+                (times[k], name)

@@ -3,9 +3,10 @@
 6.x Takes give the same: each Model's Transform channel's T, R and S, keyed as ufbx reads
 a take's keys. A stack's layers are its AnimationLayer children in connection order; a layer's curve nodes
 (AnimationCurveNode) connect to a model's property; a curve node's d|X, d|Y, d|Z give its
-value where it has no curve, its AnimationCurve children (by d|X...) the rest. The first
-layer holding a property replaces its value; further layers are not yet blended (see the
-capi's pending note).
+value where it has no curve, its AnimationCurve children (by d|X...) the rest. The stack's
+first layer replaces a property's value; each later one combines with it as ufbx combines
+layers (additive, override, override passthrough; rotations as quaternions, scales
+multiplied, where the layer composes them).
 
 The grid starts at the stack's LocalStart (else ReferenceStart, else its first key) and
 runs to its LocalStop (ReferenceStop, last key); sample k is evaluated at the start plus k
@@ -37,49 +38,85 @@ _TRANSFORM_PROPS = (b"Lcl Translation", b"Lcl Rotation", b"Lcl Scaling")
 _COMPONENTS = (b"d|X", b"d|Y", b"d|Z")
 
 
+class Layer:
+    """An AnimationLayer's blending, as ufbx reads it: BlendMode 0 additive, 1 override,
+    2 override passthrough (blended); Weight / 100 clamped to [0, 1] (animated only where
+    blended); rotation and scale composed (as quaternions, multiplied) unless their
+    accumulation modes say otherwise."""
+
+    def __init__(self, scene: Scene, obj, weight_curve):
+        def number(name, default):
+            found = obj.prop(name)
+            v = found[0].number(found[1]) if found is not None else None
+            return default if not isinstance(v, (int, float)) or isinstance(v, bool) else v
+        mode = number(b"BlendMode", 0)
+        self.additive = mode == 0
+        self.blended = mode in (0, 2)
+        w = float(number(b"Weight", 100.0)) / 100.0
+        self.weight = 1.0 if w > 0.99999 else max(w, 0.0)
+        self.weight_curve = weight_curve if self.blended else None
+        self.compose_rotation = number(b"RotationAccumulationMode", 0) == 0
+        self.compose_scale = number(b"ScaleAccumulationMode", 0) == 0
+
+    def weights(self, times: np.ndarray) -> np.ndarray:
+        if self.weight_curve is None:
+            return np.full(times.shape, self.weight)
+        w = evaluate_curve(self.weight_curve, times, self.weight * 100.0) / 100.0
+        return np.where(w > 0.99999, 1.0, np.maximum(w, 0.0))
+
+
 def stack_animation(scene: Scene, clip: int) -> tuple[dict, list]:
-    """{model: {property: (default (3,), [curve or None] * 3)}} of the stack's first layer
-    holding each property, and every key time seen (seconds)."""
+    """{model: {property: [(layer index, Layer, default (3,), [curve or None] * 3)]}} for
+    every layer of the stack holding the property, in layer order, and every key time seen
+    (seconds)."""
     stack = scene.stacks[clip]
     layers = [c for c in scene.children.get(stack, ()) if scene.objects[c].kind == b"AnimationLayer"]
     out: dict = {}
     key_times: list = []
     node_target: dict = {}
     for src, dst, prop in scene.prop_links:
-        if scene.objects[src].kind == b"AnimationCurveNode" and dst in scene.model_of:
-            node_target.setdefault(src, (scene.model_of[dst], prop))
+        if scene.objects[src].kind == b"AnimationCurveNode":
+            node_target.setdefault(src, (dst, prop))
     curves_of: dict = {}
     for src, dst, prop in scene.prop_links:
         if scene.objects[src].kind == b"AnimationCurve" and scene.objects[dst].kind == b"AnimationCurveNode":
             curves_of.setdefault(dst, {}).setdefault(prop, src)
-    for layer in layers:
+
+    def curve(cid):
+        try:
+            c = read_curve(scene.objects[cid].record, cid)
+        except ImportFormatError as exc:
+            raise ImportFormatError(f"the stack's curves are refused: {exc}",
+                                    ImportReason.Property, offset=exc.offset,
+                                    item=clip) from None
+        key_times.extend(c.times.tolist())
+        return c
+
+    for ix, layer in enumerate(layers):
+        weight_curve = None
+        for node in scene.children.get(layer, ()):
+            target = node_target.get(node)
+            if target is not None and target == (layer, b"Weight") and curves_of.get(node):
+                weight_curve = curve(next(iter(curves_of[node].values())))
+        blend = Layer(scene, scene.objects[layer], weight_curve)
         for node in scene.children.get(layer, ()):
             obj = scene.objects[node]
-            if obj.kind != b"AnimationCurveNode" or node not in node_target:
+            target = node_target.get(node)
+            if obj.kind != b"AnimationCurveNode" or target is None or target[0] not in scene.model_of:
                 continue
-            model, prop = node_target[node]
-            props = out.setdefault(model, {})
-            if prop in props:
-                continue
+            model, prop = scene.model_of[target[0]], target[1]
+            entries = out.setdefault(model, {}).setdefault(prop, [])
+            if entries and entries[-1][0] == ix:
+                continue                      # one curve node a property a layer
             default = []
             curves = []
-            for k, comp in enumerate(_COMPONENTS):
+            for comp in _COMPONENTS:
                 found = obj.prop(comp)
                 value = found[0].number(found[1]) if found is not None else None
                 default.append(float(value) if isinstance(value, (int, float)) else math.nan)
                 cid = curves_of.get(node, {}).get(comp)
-                if cid is None:
-                    curves.append(None)
-                    continue
-                try:
-                    curve = read_curve(scene.objects[cid].record, cid)
-                except ImportFormatError as exc:
-                    raise ImportFormatError(f"the stack's curves are refused: {exc}",
-                                            ImportReason.Property, offset=exc.offset,
-                                            item=clip) from None
-                curves.append(curve)
-                key_times.extend(curve.times.tolist())
-            props[prop] = (default, curves)
+                curves.append(None if cid is None else curve(cid))
+            entries.append((ix, blend, default, curves))
     return out, key_times
 
 
@@ -128,7 +165,7 @@ def take_animation(scene: Scene, clip: int) -> tuple[dict, list]:
                     curves[axis] = curve
                     if curve is not None:
                         key_times.extend(curve.times.tolist())
-                out.setdefault(m, {})[prop] = (default, curves)
+                out.setdefault(m, {})[prop] = [(0, None, default, curves)]
     return out, key_times
 
 
@@ -177,22 +214,118 @@ def _time_range(scene: Scene, clip: int, key_times: list) -> tuple[int, int]:
     return 0, 0
 
 
+_VECTORS = {b"Lcl Translation": (0.0, 0.0, 0.0), b"Lcl Rotation": (0.0, 0.0, 0.0),
+            b"Lcl Scaling": (1.0, 1.0, 1.0), b"RotationPivot": (0.0, 0.0, 0.0),
+            b"ScalingPivot": (0.0, 0.0, 0.0), b"RotationOffset": (0.0, 0.0, 0.0),
+            b"ScalingOffset": (0.0, 0.0, 0.0), b"PreRotation": (0.0, 0.0, 0.0),
+            b"PostRotation": (0.0, 0.0, 0.0)}
+ROTATION_MATRIX = b"\x00rotation"          # a layered Lcl Rotation, as (S, 3, 3)
+
+
+def _component_values(entry, static, times):
+    _ix, _layer, default, curves = entry
+    cols = []
+    for k in range(3):
+        base = default[k]
+        if math.isnan(base):
+            base = static[k]
+        c = curves[k]
+        cols.append(np.full(times.shape, base) if c is None else evaluate_curve(c, times, base))
+    return np.stack(cols, -1)
+
+
+def _pow_abs(v, e):
+    e = e[:, None]
+    with np.errstate(all="ignore"):
+        p = np.sign(v) * np.abs(v) ** e
+    return np.where(e <= 0.0, 1.0, np.where(e >= 1.0, v, p))
+
+
+def _slerp(a, b, t):
+    dot = np.einsum("si,si->s", a, b)
+    b = np.where(dot[:, None] < 0, -b, b)
+    omega = np.arccos(np.clip(np.abs(dot), 0.0, 1.0))
+    small = omega <= 1.175494351e-38
+    so = np.where(small, 1.0, np.sin(omega))
+    af = np.sin((1.0 - t) * omega) / so
+    bf = np.sin(t * omega) / so
+    r = af[:, None] * a + bf[:, None] * b
+    with np.errstate(all="ignore"):
+        r /= np.linalg.norm(r, axis=1, keepdims=True)
+    return np.where(small[:, None], a, r)
+
+
 def _values(scene: Scene, m: int, anim: dict, times: np.ndarray) -> dict:
-    """The animated properties of model m at `times`, (S, 3) each."""
+    """The animated transform properties of model m at `times`, (S, 3) each, its layers
+    combined as ufbx combines them (a composed rotation as ROTATION_MATRIX)."""
+    from ...core.transform import quat_mul
     out = {}
     obj = scene.objects[scene.models[m]]
-    for prop, (default, curves) in anim.get(m, {}).items():
-        fallback = obj.vector(prop, (0.0, 0.0, 0.0)) if prop in (b"Lcl Translation", b"Lcl Rotation") \
-            else obj.vector(prop, (1.0, 1.0, 1.0)) if prop == b"Lcl Scaling" else None
-        cols = []
-        for k in range(3):
-            base = default[k]
-            if math.isnan(base):
-                base = fallback[k] if fallback is not None else 0.0
-            c = curves[k]
-            cols.append(np.full(times.shape, base) if c is None else evaluate_curve(c, times, base))
-        out[prop] = np.stack(cols, -1)
+    order = int(obj.scalar(b"RotationOrder", 0.0))
+    order = order if 0 <= order <= 6 else 0
+    for prop, entries in anim.get(m, {}).items():
+        if prop not in _VECTORS:
+            continue
+        static = obj.vector(prop, _VECTORS[prop])
+        result = np.broadcast_to(np.asarray(static, dtype=np.float64), (times.size, 3)).copy()
+        quat = None                       # a composed rotation, once one layer composes
+        for entry in entries:
+            ix, layer = entry[0], entry[1]
+            v = _component_values(entry, static, times)
+            if ix == 0 or layer is None:
+                result, quat = v, None
+                continue
+            w = layer.weights(times)
+            if prop == b"Lcl Rotation" and layer.compose_rotation and layer.blended:
+                a = quat if quat is not None else quats_from_matrices(euler_matrix(result, order))
+                b = quats_from_matrices(euler_matrix(v, order))
+                if layer.additive:
+                    quat = quat_mul(a, _slerp(np.tile([0.0, 0.0, 0.0, 1.0], (times.size, 1)), b, w))
+                else:
+                    quat = _slerp(a, b, w)
+                continue
+            if quat is not None:
+                result = _euler_of(_quat_matrices(quat), order)
+                quat = None
+            if layer.additive:
+                if prop == b"Lcl Scaling" and layer.compose_scale:
+                    result = result * _pow_abs(v, w)
+                else:
+                    result = result + v * w[:, None]
+            elif layer.blended:
+                if prop == b"Lcl Scaling" and layer.compose_scale:
+                    result = _pow_abs(result, 1.0 - w) * _pow_abs(v, w)
+                else:
+                    result = result * (1.0 - w[:, None]) + v * w[:, None]
+            else:
+                result = v
+        out[prop] = result
+        if quat is not None:
+            out[ROTATION_MATRIX] = _quat_matrices(quat)
     return out
+
+
+def _quat_matrices(q):
+    x, y, z, w = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
+        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
+        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1)], -2)
+
+
+def _euler_of(m, order: int) -> np.ndarray:
+    """Euler angles in degrees turning in RotationOrder `order` that make the rotations m
+    (the middle angle within +-90 degrees)."""
+    from .transform import ORDERS
+    i, j, k = ORDERS[order]
+    even = (j - i) % 3 == 1
+    s = 1.0 if even else -1.0
+    mid = np.arcsin(np.clip(-s * m[:, k, i], -1.0, 1.0))
+    first = np.arctan2(s * m[:, k, j], m[:, k, k])
+    last = np.arctan2(s * m[:, j, i], m[:, i, i])
+    out = np.zeros((m.shape[0], 3))
+    out[:, i], out[:, j], out[:, k] = first, mid, last
+    return np.degrees(out)
 
 
 def _locals_at(obj, values: dict, s: int):
@@ -208,12 +341,19 @@ def _locals_at(obj, values: dict, s: int):
     so, ro = v(b"ScalingOffset", zero), v(b"RotationOffset", zero)
     order = int(obj.scalar(b"RotationOrder", 0.0))
     order = order if 0 <= order <= 6 else 0
-    if obj.scalar(b"RotationActive", 1.0) != 0 and obj.scalar(b"RotationSpaceForLimitOnly", 0.0) == 0:
+    active = obj.scalar(b"RotationActive", 1.0) != 0 and \
+        obj.scalar(b"RotationSpaceForLimitOnly", 0.0) == 0
+    if ROTATION_MATRIX in values:         # a composed rotation: its order is the model's
+        turn = values[ROTATION_MATRIX] if active else \
+            euler_matrix(_euler_of(values[ROTATION_MATRIX], order), 0)
+    else:
+        turn = euler_matrix(r, order if active else 0)
+    if active:
         pre = euler_matrix(v(b"PreRotation", zero), 0)
         post = euler_matrix(v(b"PostRotation", zero), 0)
-        rot = pre @ euler_matrix(r, order) @ np.swapaxes(post, -1, -2)
+        rot = pre @ turn @ np.swapaxes(post, -1, -2)
     else:
-        rot = euler_matrix(r, 0)
+        rot = turn
     arm = so + sp - sc * sp - rp
     return t + ro + rp + np.einsum("sij,sj->si", rot, arm), rot, np.array(sc, dtype=np.float64)
 
