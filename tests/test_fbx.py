@@ -45,7 +45,9 @@ def ufbx_read(path, times=()) -> dict:
                          capture_output=True,
                          text=True, timeout=120)
     assert run.returncode == 0, run.stderr
-    return json.loads(run.stdout)
+    out = json.loads(run.stdout)
+    out["frame_weights"] = [frame.pop("\x00weights") for frame in out["frames"]]
+    return out
 
 
 def ufbx_worlds(path) -> dict:
@@ -896,11 +898,12 @@ def test_shapes_of_a_61_mesh_are_a_set_of_their_own():
 @needs_ufbx
 @pytest.mark.parametrize("path", STAGED, ids=lambda p: p.name)
 def test_staged_animated_worlds_equal_ufbx(path):
-    """Every model's world at many times of the first clip (stack or take), ours against
-    ufbx's evaluate_scene."""
+    """Every model's world and every blend target's weight at many times of the first clip
+    (stack or take), ours against ufbx's evaluate_scene."""
     from runtime.importers.fbx.clip import animation, evaluate_at
     times = [0.0, 0.05, 1 / 24, 0.2, 0.33, 0.5, 0.61, 0.75, 0.9, 1.2]
-    ref = ufbx_read(path, times)["frames"]
+    read = ufbx_read(path, times)
+    ref, weights = read["frames"], read["frame_weights"]
     scene = Scene(read_document(path.read_bytes()))
     anim, _ = animation(scene, 0) if (scene.stacks or scene.version < 7000) else ({}, [])
     _, world, _ = evaluate_at(scene, anim, np.array(times))
@@ -910,6 +913,14 @@ def test_staged_animated_worlds_equal_ufbx(path):
             got = world[m, k, :3]
             assert np.abs(got - np.array(frame[name.decode()])).max() <= 1e-5 * size, \
                 (times[k], name)
+    from runtime.importers.fbx.clip import morph_weight_tracks
+    from runtime.importers.fbx.morph import morph_sets
+    ours = [w for s in morph_sets(scene) for _, w in morph_weight_tracks(scene, s, anim, np.array(times))]
+    theirs = [[frame[c][k] for frame in weights]
+              for c in range(len(weights[0])) for k in range(len(weights[0][c]))]
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        assert np.abs(a - np.array(b)).max() < 1e-5
 
 
 @needs_ufbx

@@ -1,7 +1,8 @@
 """Run as a script in a subprocess: prints every node's world matrix (3 rows of 4) and every skin
 cluster's geometry_to_bone as ufbx evaluates the FBX file named by argv[1], as JSON
 {"nodes": {name: rows}, "skins": [[rows of each cluster]], "frames": [nodes at each
-time given after the file, in seconds], "channels": [[name, weight, [[target weight,
+time given after the file, in seconds, and under "\x00weights" every blend channel's
+keyframes' effective weights], "channels": [[name, weight, [[target weight,
 effective weight, shape name, offsets, vertices] per keyframe]]]}. ufbx can crash the
 interpreter when a scene is freed with objects alive, so the process leaves by os._exit."""
 import json
@@ -60,6 +61,12 @@ def main() -> None:
             m = node.node_to_world
             cols = [m.c0, m.c1, m.c2, m.c3]
             at[node.name] = [[c.x for c in cols], [c.y for c in cols], [c.z for c in cols]]
+        weights = []
+        echans = ev.blend_channels
+        for j in range(len(echans)):
+            keys = echans[j].keyframes
+            weights.append([keys[k].effective_weight for k in range(len(keys))])
+        at["\x00weights"] = weights
         frames.append(at)
     out = {"nodes": out, "skins": skins, "frames": frames, "channels": channels}
     sys.stdout.write(json.dumps(out) + "\n")

@@ -16,10 +16,10 @@ __all__ = ["maniOpenFbx", "maniCloseFbx", "maniFbx_GetVersion", "maniFbx_GetMode
            "maniFbx_GetClipName", "maniBuildFbxClip", "maniFbx_GetModelPlacement"]
 
 __pending__ = {
-    "maniBuildFbxClip": "other numbers a bone's model animates do not yet become "
-                        "bone/property float tracks (nor is Name refused for repeated ones); "
-                        "a layer's animated Weight is read only from the layer's own "
-                        "curve node (issue 22)",
+    "maniBuildFbxClip": "animated integer inputs of a transform (RotationOrder, InheritType, "
+                        "RotationActive) are read at rest, so one out of range is not "
+                        "refused (Property) and one animated does not change its model "
+                        "over the clip (issue 22)",
 }
 
 __constants__ = [*(f"maniFbxAxis{a.name}" for a in Axis),

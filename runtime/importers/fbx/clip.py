@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from ...clip.build import ChannelPath, ChannelSource, ClipSource, build_clip
+from ...clip.build import ChannelPath, ChannelSource, ClipSource, FloatTrackSource, build_clip
 from ...clip.clip import MAX_SAMPLES, sample_count
 from ...core.errors import CapacityError, ManiError
 from ...core.limits import NO_BONE
@@ -66,9 +66,9 @@ class Layer:
 
 
 def stack_animation(scene: Scene, clip: int) -> tuple[dict, list]:
-    """{model: {property: [(layer index, Layer, default (3,), [curve or None] * 3)]}} for
-    every layer of the stack holding the property, in layer order, and every key time seen
-    (seconds)."""
+    """{model: {property: [(layer index, Layer, defaults, curves)]}} for every layer of the
+    stack holding the property, in layer order (other objects' properties keyed by
+    ("object", index)), and every key time seen (seconds)."""
     stack = scene.stacks[clip]
     layers = [c for c in scene.children.get(stack, ()) if scene.objects[c].kind == b"AnimationLayer"]
     out: dict = {}
@@ -102,18 +102,24 @@ def stack_animation(scene: Scene, clip: int) -> tuple[dict, list]:
         for node in scene.children.get(layer, ()):
             obj = scene.objects[node]
             target = node_target.get(node)
-            if obj.kind != b"AnimationCurveNode" or target is None or target[0] not in scene.model_of:
+            if obj.kind != b"AnimationCurveNode" or target is None or target[0] == layer:
                 continue
-            model, prop = scene.model_of[target[0]], target[1]
+            # models by model index; other objects (blend channels) as ("object", index)
+            model = scene.model_of.get(target[0], ("object", target[0]))
+            prop = target[1]
             entries = out.setdefault(model, {}).setdefault(prop, [])
             if entries and entries[-1][0] == ix:
                 continue                      # one curve node a property a layer
+            names = [n for n in obj.props if n.startswith(b"d|")]
+            if set(names) <= set(_COMPONENTS):
+                names = list(_COMPONENTS)
             default = []
             curves = []
-            for comp in _COMPONENTS:
+            for comp in names:
                 found = obj.prop(comp)
                 value = found[0].number(found[1]) if found is not None else None
-                default.append(float(value) if isinstance(value, (int, float)) else math.nan)
+                default.append(float(value) if isinstance(value, (int, float))
+                               and not isinstance(value, bool) else math.nan)
                 cid = curves_of.get(node, {}).get(comp)
                 curves.append(None if cid is None else curve(cid))
             entries.append((ix, blend, default, curves))
@@ -139,19 +145,24 @@ def take_animation(scene: Scene, clip: int) -> tuple[dict, list]:
         if m is None:
             continue
         for channel in rec.all(b"Channel"):
-            if channel.string(0) != b"Transform":
-                continue
-            for part in channel.all(b"Channel"):
-                prop = _TAKE_PROPS.get(part.string(0))
-                if prop is None:
+            if channel.string(0) == b"Transform":
+                parts = [(_TAKE_PROPS.get(p.string(0)), p) for p in channel.all(b"Channel")]
+            else:
+                parts = [(channel.string(0), channel)]
+            for prop, part in parts:
+                if not prop:
                     continue
-                default = [math.nan] * 3
-                curves: list = [None] * 3
                 comps = [part] if part.child(b"Key") is not None or part.child(b"Default") \
                     is not None else [c for c in part.all(b"Channel")
                                       if c.child(b"Key") is not None or c.child(b"Default") is not None]
-                for k, comp in enumerate(comps[:3]):
-                    axis = _AXES.get(comp.string(0), k) if comp is not part else 0
+                if not comps:
+                    continue
+                xyz = comps[0] is not part and all(c.string(0) in _AXES for c in comps)
+                width = 3 if xyz or prop in _VECTORS else len(comps)
+                default = [math.nan] * width
+                curves: list = [None] * width
+                for k, comp in enumerate(comps[:width]):
+                    axis = _AXES[comp.string(0)] if xyz else k
                     d = comp.child(b"Default")
                     value = d.number(0) if d is not None else None
                     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -225,11 +236,11 @@ ROTATION_MATRIX = b"\x00rotation"          # a layered Lcl Rotation, as (S, 3, 3
 def _component_values(entry, static, times):
     _ix, _layer, default, curves = entry
     cols = []
-    for k in range(3):
-        base = default[k]
+    for k in range(len(static)):
+        base = default[k] if k < len(default) else math.nan
         if math.isnan(base):
             base = static[k]
-        c = curves[k]
+        c = curves[k] if k < len(curves) else None
         cols.append(np.full(times.shape, base) if c is None else evaluate_curve(c, times, base))
     return np.stack(cols, -1)
 
@@ -302,6 +313,71 @@ def _values(scene: Scene, m: int, anim: dict, times: np.ndarray) -> dict:
         out[prop] = result
         if quat is not None:
             out[ROTATION_MATRIX] = _quat_matrices(quat)
+    return out
+
+
+def morph_weight_tracks(scene: Scene, morph, anim: dict, times: np.ndarray) -> list:
+    """(target name, (S,) weights) of a morph set at `times`: each channel's DeformPercent
+    (its curves, else its value) walked through its targets as at rest."""
+    from .morph import _deform_percent, walk
+    out = []
+    for c, (name, shapes, ch) in enumerate(morph.channels):
+        percent = np.full(times.shape, _deform_percent(ch))
+        entries = anim.get(("object", ch.index), {}).get(b"DeformPercent") if ch is not None else None
+        if entries:
+            static = [float(percent[0]) if times.size else 0.0]
+            for entry in entries:
+                v = _component_values(entry, static, times)[:, 0]
+                layer = entry[1]
+                if entry[0] == 0 or layer is None or not layer.blended:
+                    percent = v
+                elif layer.additive:
+                    percent = percent + v * layer.weights(times)
+                else:
+                    w = layer.weights(times)
+                    percent = percent * (1.0 - w) + v * w
+        fulls = [w for w, *_ in shapes]
+        weights = np.array([walk(p / 100.0, fulls) for p in percent.tolist()]).reshape(-1, len(fulls))
+        for k, (_w, _rec, shape_name, _pv) in enumerate(shapes):
+            target = shape_name or (name if k == 0 else name + b"/%d" % k)
+            out.append((target, weights[:, k]))
+    return out
+
+
+_INPUTS = set(_VECTORS) | {b"RotationOrder", b"RotationActive", b"RotationSpaceForLimitOnly",
+                           b"InheritType", b"GeometricTranslation", b"GeometricRotation",
+                           b"GeometricScaling"}
+
+
+def float_values(scene: Scene, m: int, anim: dict, times: np.ndarray) -> list:
+    """(property, (S, n) values) of every number model m animates that is not an input of
+    its transform, its layers combined (added, blended or replaced) as ufbx does."""
+    out = []
+    obj = scene.objects[scene.models[m]]
+    for prop, entries in anim.get(m, {}).items():
+        if prop in _INPUTS:
+            continue
+        width = max(len(e[2]) for e in entries)
+        found = obj.prop(prop)
+        static = []
+        for k in range(width):
+            v = found[0].number(found[1] + k) if found is not None else None
+            static.append(float(v) if isinstance(v, (int, float)) else 0.0)
+        result = np.tile(np.asarray(static, dtype=np.float64), (times.size, 1))
+        for entry in entries:
+            v = _component_values(entry, static, times)
+            ix, layer = entry[0], entry[1]
+            if ix == 0 or layer is None:
+                result = v
+                continue
+            w = layer.weights(times)[:, None]
+            if layer.additive:
+                result = result + v * w
+            elif layer.blended:
+                result = result * (1.0 - w) + v * w
+            else:
+                result = v
+        out.append((prop, result))
     return out
 
 
@@ -437,6 +513,8 @@ def build(builder, scene: Scene, clip: int, skeleton, options: FbxOptions,
     keyed = np.arange(count) / rate
     keyed[-1] = duration if count > 1 else 0.0
     channels = []
+    floats: list = []
+    track_names: set = set()
     bound = 0
     index = {name: m for m, name in enumerate(scene.bone_names)}
     for bone in range(skeleton.bone_count):
@@ -470,7 +548,30 @@ def build(builder, scene: Scene, clip: int, skeleton, options: FbxOptions,
                 channels.append(ChannelSource(bone, path, keyed, values))
                 moved = True
         bound += moved
-    source = ClipSource(skeleton=skeleton, channels=channels, sample_rate=float(rate),
+        if not helper:
+            for prop, values in float_values(scene, m, anim, times):
+                names = [name + b"/" + prop] if values.shape[1] == 1 else \
+                    [name + b"/" + prop + b"/%d" % k for k in range(values.shape[1])]
+                for k, track in enumerate(names):
+                    if track in track_names:
+                        raise ImportFormatError(f"a float track {track!r} named twice",
+                                                ImportReason.Name, item=scene.models[m])
+                    track_names.add(track)
+                    floats.append(FloatTrackSource(track, keyed, values[:, k]))
+    from .morph import morph_sets
+    for morph in morph_sets(scene):
+        bone_name = scene.bone_names[morph.model] if morph.model != NONE else None
+        if bone_name is None or skeleton.find_bone(bone_name) == NO_BONE:
+            continue
+        for target, values in morph_weight_tracks(scene, morph, anim, times):
+            track = bone_name + b"/" + target
+            if track in track_names:
+                raise ImportFormatError(f"a float track {track!r} named twice",
+                                        ImportReason.Name, item=scene.models[morph.model])
+            track_names.add(track)
+            floats.append(FloatTrackSource(track, keyed, values))
+    source = ClipSource(skeleton=skeleton, channels=channels, float_tracks=floats,
+                        sample_rate=float(rate),
                         duration=float(keyed[-1]) if count else 0.0, loop=clip_options.loop,
                         additive=clip_options.additive, root_motion=clip_options.root_motion)
     try:
