@@ -434,6 +434,9 @@ SEED_ASCII = write_ascii(scene_nodes(feature_models(), arrays=[1.0, 2.0, 3.0]))
 
 
 def _exercise(data: bytes) -> None:
+    """Open the bytes; what opens is read and built from every way the capi offers, and
+    nothing but a ManiError may escape."""
+    from runtime.importers.common import default_import_clip_options
     try:
         fbx = opened(data)
     except ImportFormatError as e:
@@ -441,17 +444,62 @@ def _exercise(data: bytes) -> None:
                                    ImportReason.Syntax)
         assert 0 <= e.offset <= len(data)
         return
-    try:           # what was opened reads and builds without anything but a ManiError
-        for m in range(fbx.model_count):
-            fbx.build_model_skeleton(rt.Builder(), m, default_fbx_options())
-            fbx.model_placement(m, default_fbx_options())
-        fbx.read_settings()
-    except ManiError:
-        pass
+    opts = default_fbx_options()
+    steps = [fbx.read_settings]
+    for m in range(fbx.model_count):
+        steps.append(lambda m=m: fbx.model_placement(m, opts))
+    steps.append(lambda: fbx.build_model_skeleton(rt.Builder(), 0, opts))
+    for k in range(fbx.skeleton_count):
+        steps.append(lambda k=k: fbx.skeleton_placement(k, opts))
+    for k in range(fbx.morph_count):
+        steps.append(lambda k=k: fbx.build_morph_targets(rt.Builder(), k, opts))
+        steps.append(lambda k=k: fbx.morph_weights(k))
+
+    def skinned_and_clipped():
+        b = rt.Builder()
+        if fbx.skeleton_count:
+            fbx.build_skeleton(b, 0, opts)
+        else:
+            fbx.build_model_skeleton(b, 0, opts)
+        sk = rt.Skeleton.open(bytes(capi.maniBuilder_CopyBuilt(b)))
+        for c in range(fbx.clip_count):
+            try:
+                fbx.build_clip(b, c, sk, opts, default_import_clip_options())
+            except ManiError:
+                pass
+        for k in range(fbx.skin_count):
+            fbx.skin_method(k)
+            fbx.build_skin(b, k, sk, opts)
+            fbx.build_influences(b, k, rt.Skin(bytes(capi.maniBuilder_CopyBuilt(b))))
+    steps.append(skinned_and_clipped)
+    for step in steps:
+        try:
+            step()
+        except ManiError:
+            pass
+
+
+def _seeds():
+    from fbx_writer import BlendSpec, CurveSpec, SkinSpec
+    models = feature_models()
+    models[1].subclass = models[2].subclass = "LimbNode"
+    models.append(ModelSpec("body", 0, {}, "Mesh"))
+    skin = SkinSpec(4, [0.0] * 9, [(1, [0, 1], [1.0, 0.5], EYE, EYE), (2, [1, 2], [0.5, 1.0], None, None)])
+    curves = [CurveSpec(2, "Lcl Rotation", 0, [0, 10**10, 4 * 10**10], [0.0, 20.0, -5.0]),
+              CurveSpec(1, "Visibility", 0, [0, 10**10], [1.0, 0.0])]
+    blend = BlendSpec(4, [0.0] * 9, [("c", 30.0, [40.0, 100.0], [("s", [1], [1.0, 0.0, 0.0], None),
+                                                                ("t", [2], [0.0, 1.0, 0.0], None)])])
+    nodes = scene_nodes(models, skin=skin, curves=curves, blend=blend)
+    return [write_binary(nodes, 7500, compress=True), write_binary(nodes, 7400, big_endian=True),
+            write_ascii(nodes)]
+
+
+EYE = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
+SEEDS = _seeds()
 
 
 @settings(max_examples=150, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from([SEED_BINARY, SEED_BINARY_32, SEED_ASCII]),
+@given(st.sampled_from([SEED_BINARY, SEED_BINARY_32, SEED_ASCII] + SEEDS),
        st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 255)), min_size=1, max_size=6))
 def test_fuzz_mutated_bytes_only_raise_the_spec_errors(seed, edits):
     data = bytearray(seed)
@@ -464,7 +512,7 @@ def test_fuzz_mutated_bytes_only_raise_the_spec_errors(seed, edits):
 @given(st.integers(0, 10**6), st.integers(-64, 64), st.booleans())
 def test_fuzz_record_lengths_kept_consistent_or_not(where, delta, cut):
     """A record's end offset moved (its file cut to match, or not)."""
-    data = bytearray(SEED_BINARY)
+    data = bytearray(SEEDS[0] if cut else SEED_BINARY)
     ends = []
     at = 27
     while at + 25 <= len(data):
@@ -484,12 +532,12 @@ def test_fuzz_record_lengths_kept_consistent_or_not(where, delta, cut):
 @settings(max_examples=100, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10**6), st.sampled_from([b"{", b"}", b",", b'"', b"*3", b"x:", b"1e", b";"]))
 def test_fuzz_ascii_tokens(where, token):
-    at = where % len(SEED_ASCII)
-    _exercise(SEED_ASCII[:at] + token + SEED_ASCII[at:])
+    seed = SEEDS[2]
+    at = where % len(seed)
+    _exercise(seed[:at] + token + seed[at:])
 
 
 # ------------------------------------------------------------------ skins
-EYE = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
 
 
 def skinned(clusters, extra=(), limbs=True):
@@ -963,3 +1011,56 @@ def test_layers_combine_as_ufbx_combines_them(modes):
         for m, name in enumerate(scene.bone_names):
             assert np.abs(world[m, k, :3] - np.array(frame[name.decode()])).max() <= 1e-5 * size, \
                 (times[k], name)
+
+
+def test_clip_refusals():
+    from fbx_writer import CurveSpec, Node
+    from runtime.importers.common import default_import_clip_options
+    models, curves = curve_scene()
+    nodes = scene_nodes(models, curves=curves)
+    fbx = opened(write_binary(nodes, 7500))
+    b = rt.Builder()
+    fbx.build_model_skeleton(b, 0, default_fbx_options())
+    sk = rt.Skeleton.open(bytes(capi.maniBuilder_CopyBuilt(b)))
+    for bad in (None, FbxOptions(unit_meters=math.inf)):
+        with pytest.raises(InvalidError):
+            fbx.build_clip(b, 0, sk, bad, default_import_clip_options())
+    with pytest.raises(InvalidError):
+        fbx.build_clip(b, 0, None, default_fbx_options(), default_import_clip_options())
+    with pytest.raises(InvalidError):
+        fbx.build_clip(b, 0, sk, default_fbx_options(), None)
+    # a curve whose key arrays disagree: Property, the clip as item
+    objects = nodes[2].children
+    curve = next(o for o in objects if o.name == "AnimationCurve")
+    values = next(c for c in curve.children if c.name == "KeyValueFloat")
+    values.props = [("f", [1.0, 2.0])]
+    fbx = opened(write_binary(nodes, 7500))
+    with pytest.raises(ImportFormatError) as e:
+        fbx.build_clip(b, 0, sk, default_fbx_options(), default_import_clip_options())
+    assert e.value.import_reason == ImportReason.Property and e.value.item == 0
+
+
+def test_an_additive_cluster_is_refused():
+    from fbx_writer import Node, SkinSpec
+    fbx = skinned([(1, [0], [1.0], EYE, EYE)])
+    scene = fbx._scene
+    models = [ModelSpec("top"), ModelSpec("hip", 0, {}, "LimbNode"), ModelSpec("knee", 1, {}, "LimbNode"),
+              ModelSpec("body", 0, {}, "Mesh")]
+    nodes = scene_nodes(models, skin=SkinSpec(3, [0.0] * 3, [(1, [0], [1.0], EYE, EYE)]))
+    cluster = next(o for o in nodes[2].children if o.name == "Deformer" and o.props[2] == "Cluster")
+    cluster.children.append(Node("Mode", ["Additive"]))
+    fbx = opened(write_binary(nodes, 7500))
+    with pytest.raises(ImportFormatError) as e:
+        fbx.build_skin(rt.Builder(), 0, built_skeleton(fbx), default_fbx_options())
+    assert e.value.import_reason == ImportReason.Property
+
+
+def test_full_weights_not_finite_are_data():
+    o = [1.0, 0.0, 0.0]
+    fbx = opened(blend_file([("c", 10.0, [math.nan], [("s", [0], o, None)])]))
+    assert fbx.morph_count == 1 and fbx.morph_target_count(0) == 1
+    with pytest.raises(ImportFormatError) as e:
+        fbx.morph_weights(0)
+    assert e.value.import_reason == ImportReason.Data
+    with pytest.raises(ImportFormatError):
+        fbx.build_morph_targets(rt.Builder(), 0, default_fbx_options())

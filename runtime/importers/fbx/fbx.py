@@ -257,25 +257,16 @@ class Fbx:
 
     @property
     def morph_count(self) -> int:
-        try:
-            return len(self._sets())
-        except ImportFormatError:
-            return 0
+        return len(self._sets())
 
     def morph_model(self, morph) -> int:
         morph = args.integer(morph, "morph")
-        try:
-            sets = self._sets()
-        except ImportFormatError:
-            return NONE
+        sets = self._sets()
         return sets[morph].model if 0 <= morph < len(sets) else NONE
 
     def morph_target_count(self, morph) -> int:
         morph = args.integer(morph, "morph")
-        try:
-            sets = self._sets()
-        except ImportFormatError:
-            return 0
+        sets = self._sets()
         return _morph.target_count(sets[morph]) if 0 <= morph < len(sets) else 0
 
     def build_morph_targets(self, builder, morph, options) -> bytes:

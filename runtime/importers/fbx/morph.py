@@ -43,14 +43,24 @@ def _blender(scene: Scene) -> bool:
 
 
 def _full_weights(rec, item: int) -> np.ndarray | None:
+    """A channel's FullWeights (decoded here: a set is counted without its numbers being
+    judged; one not finite is refused where the weights are used)."""
     child = rec.child(b"FullWeights")
     if child is None:
         return None
-    values = child.array(np.float64)
-    if not np.isfinite(values).all():
-        raise ImportFormatError("a FullWeights value not finite", ImportReason.Data,
-                                offset=child.offset, item=item)
-    return values
+    try:
+        return child.array(np.float64)
+    except ImportFormatError:
+        return np.array([math.nan])
+
+
+def _check_finite(s: "MorphSet") -> None:
+    for _name, shapes, ch in s.channels:
+        for w, _rec, _n, per_vertex in shapes:
+            if not math.isfinite(w) or (per_vertex is not None and not np.isfinite(per_vertex).all()):
+                raise ImportFormatError("a FullWeights value not finite", ImportReason.Data,
+                                        offset=ch.record.offset if ch is not None else 0,
+                                        item=ch.index if ch is not None else s.item)
 
 
 def _points_of(scene: Scene, model: int):
@@ -82,7 +92,7 @@ def _geometry_model(scene: Scene, obj: int) -> tuple[int, object]:
 def _keyed(shapes: list) -> list:
     """Shapes sorted by full weight, a repeat of a weight left out."""
     out = []
-    for w, rec, name, weights in sorted(shapes, key=lambda s: s[0]):
+    for w, rec, name, weights in sorted(shapes, key=lambda s: (math.isnan(s[0]), s[0])):
         if out and out[-1][0] == w:
             continue
         out.append((w, rec, name, weights))
@@ -190,6 +200,7 @@ def walk(weight: float, fulls: list[float]) -> list[float]:
 
 
 def rest_weights(s: MorphSet) -> np.ndarray:
+    _check_finite(s)
     out = []
     for _name, shapes, ch in s.channels:
         out.extend(walk(_deform_percent(ch) / 100.0, [w for w, *_ in shapes]))
@@ -198,6 +209,7 @@ def rest_weights(s: MorphSet) -> np.ndarray:
 
 def build(builder, scene: Scene, s: MorphSet, options: FbxOptions) -> bytes:
     """Builds a set's targets into the builder."""
+    _check_finite(s)
     if s.points is None:
         raise ImportFormatError("a morph's mesh without control points", ImportReason.Property,
                                 item=s.item)
