@@ -30,7 +30,7 @@ from .curves import KTIME_SECOND, evaluate_curve, read_curve, read_take_curve
 from .scene import NONE, Scene
 from .skeleton import HELPER_SUFFIX, FbxOptions, basis
 from .transform import (INHERIT_COMPONENTWISE, INHERIT_NORMAL, euler_matrix, inherit_mode,
-                        model_order)
+                        model_order, needed)
 
 __all__ = ["stack_animation", "take_animation", "animation", "build"]
 
@@ -316,6 +316,7 @@ def _values(scene: Scene, m: int, anim: dict, times: np.ndarray) -> dict:
     return out
 
 
+@np.errstate(all="ignore")
 def morph_weight_tracks(scene: Scene, morph, anim: dict, times: np.ndarray) -> list:
     """(target name, (S,) weights) of a morph set at `times`: each channel's DeformPercent
     (its curves, else its value) walked through its targets as at rest."""
@@ -349,6 +350,7 @@ _INPUTS = set(_VECTORS) | {b"RotationOrder", b"RotationActive", b"RotationSpaceF
                            b"GeometricScaling"}
 
 
+@np.errstate(all="ignore")
 def float_values(scene: Scene, m: int, anim: dict, times: np.ndarray) -> list:
     """(property, (S, n) values) of every number model m animates that is not an input of
     its transform, its layers combined (added, blended or replaced) as ufbx does."""
@@ -442,15 +444,20 @@ def _matrices(t, r, s) -> np.ndarray:
     return m
 
 
-def evaluate_at(scene: Scene, anim: dict, times: np.ndarray):
-    """Every model's effective local (t, R, s), world and unscaled world at `times`."""
+@np.errstate(all="ignore")
+def evaluate_at(scene: Scene, anim: dict, times: np.ndarray, only=None):
+    """Every model's effective local (t, R, s), world and unscaled world at `times` (with
+    `only`, just those models and their ancestors, as transform.evaluate)."""
     n, s = len(scene.models), times.size
     locals_: list = [None] * n
     world = np.zeros((n, s, 4, 4))
     unscaled = np.zeros((n, s, 4, 4))
     inherit = np.ones((n, s, 3))
     scale_node = [NONE] * n
+    keep = needed(scene, only)
     for m in model_order(scene):
+        if keep is not None and m not in keep:
+            continue
         obj = scene.objects[scene.models[m]]
         t, r, sc = _locals_at(obj, _values(scene, m, anim, times), s)
         p = scene.model_parent[m]
@@ -493,6 +500,7 @@ def _decomposed(m: np.ndarray, item: int):
     return m[:, :3, 3], quats_from_matrices(rot), scale
 
 
+@np.errstate(all="ignore")
 def build(builder, scene: Scene, clip: int, skeleton, options: FbxOptions,
           clip_options: ImportClipOptions) -> int:
     """Builds the clip into the builder; returns how many of the skeleton's bones it moves."""
@@ -508,7 +516,15 @@ def build(builder, scene: Scene, clip: int, skeleton, options: FbxOptions,
     if count > 1:
         ticks[-1] = stop                     # the grid's last sample is at the duration
     times = ticks / KTIME_SECOND
-    locals_, world, unscaled = evaluate_at(scene, anim, times)
+    index = {name: m for m, name in enumerate(scene.bone_names)}
+    bones = []
+    for bone in range(skeleton.bone_count):
+        name = skeleton.bone_name(bone).encode()
+        helper = name.endswith(HELPER_SUFFIX) and name not in index
+        m = index.get(name[:-len(HELPER_SUFFIX)] if helper else name)
+        if m is not None:
+            bones.append((bone, name, helper, m))
+    locals_, world, unscaled = evaluate_at(scene, anim, times, [m for *_, m in bones])
     P, u = basis(scene, options)
     keyed = np.arange(count) / rate
     keyed[-1] = duration if count > 1 else 0.0
@@ -516,13 +532,7 @@ def build(builder, scene: Scene, clip: int, skeleton, options: FbxOptions,
     floats: list = []
     track_names: set = set()
     bound = 0
-    index = {name: m for m, name in enumerate(scene.bone_names)}
-    for bone in range(skeleton.bone_count):
-        name = skeleton.bone_name(bone).encode()
-        helper = name.endswith(HELPER_SUFFIX) and name not in index
-        m = index.get(name[:-len(HELPER_SUFFIX)] if helper else name)
-        if m is None:
-            continue
+    for bone, name, helper, m in bones:
         t, r, sc = locals_[m]
         if helper:
             sc = np.ones_like(sc)

@@ -114,6 +114,7 @@ def _array(rec, name: bytes, dtype, item: int):
     return child.array(dtype)
 
 
+@np.errstate(all="ignore")
 def read_curve(rec, item: int) -> Curve:
     """An AnimationCurve record's keys; Property for arrays missing or of mismatched
     counts (item the curve object), Data for values not finite."""
@@ -136,7 +137,7 @@ def read_curve(rec, item: int) -> Curve:
         raise ImportFormatError("a curve's key times go back", ImportReason.Data,
                                 offset=rec.offset, item=item)
     attrs32 = attrs.astype(np.float32).reshape(-1, 4)
-    key_attr = np.repeat(np.arange(refs.size), refs)[:n] if n else np.zeros(0, dtype=np.int64)
+    key_attr = np.searchsorted(np.cumsum(refs), np.arange(n), side="right")
     times = ticks / KTIME_SECOND
     interp = np.zeros(n, dtype=np.int64)
     left = np.zeros((n, 2))
@@ -276,6 +277,7 @@ def _inside(c: Curve, time: np.ndarray) -> np.ndarray:
     return out
 
 
+@np.errstate(all="ignore")
 def evaluate_curve(c: Curve, time: np.ndarray, default: float) -> np.ndarray:
     """The curve at `time` (seconds, an array), as ufbx_evaluate_curve gives it."""
     time = np.asarray(time, dtype=np.float64)
@@ -372,6 +374,7 @@ def _key_tokens(rec) -> list:
     return out
 
 
+@np.errstate(all="ignore")
 def read_take_curve(rec, version: int, item: int) -> Curve | None:
     """A 6.x Take channel's keys (`Key:`, `KeyCount:`, `KeyVer:`) as ufbx reads them: L
     linear, C constant (n: the next value), U cubic with slope modes s/b (two slopes), a,

@@ -173,8 +173,10 @@ class Document:
         bad = [p for p in ps if p[0] != A_NUMBER]
         if bad:
             raise _fail(f"{record.name!r} holds a value not a number", ImportReason.Data, bad[0][1])
-        text = self.data[ps[0][1]:ps[-1][2]].replace(b",", b" ")
-        out = np.array(text.split(), dtype=np.float64)
+        text = self.data[ps[0][1]:ps[-1][2]]
+        if b";" in text or b"\x00" in text:      # comments or NULs between the numbers
+            text = b" ".join(self.data[p[1]:p[2]] for p in ps)
+        out = np.array(text.replace(b",", b" ").split(), dtype=np.float64)
         if expect is not None and out.size != expect:
             raise _fail(f"{record.name!r} counts {expect} values but holds {out.size}",
                         ImportReason.Data, record.offset)

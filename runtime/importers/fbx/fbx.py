@@ -14,7 +14,7 @@ from ...deform.skin import Skin
 from ...pose.skeleton import Skeleton
 from ...core.builder import Builder
 from ...core.errors import CapacityError, InvalidError
-from ..common import ImportClipOptions, ImportFormatError, ImportReason
+from ..common import ImportClipOptions, ImportFormatError
 from . import skeleton as _skeleton
 from . import clip as _clip
 from . import morph as _morph
@@ -76,9 +76,14 @@ class Fbx:
             raise InvalidError("a closed FBX document")
         return self._scene
 
-    def _ev(self):
+    def _ev(self, models):
+        """The rest evaluation, of every model (kept) or, where some model's properties
+        are refused, of `models` and their ancestors alone."""
         if self._evaluated is None:
-            self._evaluated = evaluate(self._open_scene())
+            try:
+                self._evaluated = evaluate(self._open_scene())
+            except ImportFormatError:
+                return evaluate(self._scene, only=models)
         return self._evaluated
 
     # ---- reading
@@ -187,14 +192,14 @@ class Fbx:
         _front(builder, self)
         models = self._skeleton_models(skeleton)
         opts = _options(options)
-        return _skeleton.build(builder, self._scene, models, self._ev(), opts)
+        return _skeleton.build(builder, self._scene, models, self._ev(models), opts)
 
     def build_model_skeleton(self, builder, model, options) -> bytes:
         """maniBuildFbxModelSkeleton."""
         _front(builder, self)
         models = self._subtree(model)
         opts = _options(options)
-        return _skeleton.build(builder, self._scene, models, self._ev(), opts)
+        return _skeleton.build(builder, self._scene, models, self._ev(models), opts)
 
     def _skin_index(self, skin) -> int:
         s = self._open_scene()
@@ -210,7 +215,11 @@ class Fbx:
         if not isinstance(skeleton, Skeleton) or not skeleton.is_open:
             raise builder.refuse("not an opened skeleton")
         opts = _options(options)
-        return _skin.build(builder, self._scene, skin, skeleton, self._ev(), opts)
+        s = self._scene
+        needs = [m for _c, m in _skin.skin_joints(s, skin)]
+        if s.skin_model[skin] != NONE:
+            needs.append(s.skin_model[skin])
+        return _skin.build(builder, s, skin, skeleton, self._ev(needs), opts)
 
     def build_influences(self, builder, skin, built) -> bytes:
         """maniBuildFbxInfluences."""
@@ -300,13 +309,13 @@ class Fbx:
         s = self._scene
         root = [m for m in models if s.model_parent[m] not in set(models)]
         if len(root) != 1:          # no common root: every root is at the top
-            return _skeleton.placement(s, root[0], self._ev(), FbxOptions(fold_placement=True))
-        return _skeleton.placement(s, root[0], self._ev(), opts)
+            return _skeleton.placement(s, root[0], self._ev(root), FbxOptions(fold_placement=True))
+        return _skeleton.placement(s, root[0], self._ev(root), opts)
 
     def model_placement(self, model, options) -> np.ndarray:
         models = self._subtree(model)
         opts = _options(options)
-        return _skeleton.placement(self._scene, models[0], self._ev(), opts)
+        return _skeleton.placement(self._scene, models[0], self._ev(models[:1]), opts)
 
 
 def _has_values(rec) -> bool:

@@ -199,6 +199,7 @@ def walk(weight: float, fulls: list[float]) -> list[float]:
     return out
 
 
+@np.errstate(all="ignore")
 def rest_weights(s: MorphSet) -> np.ndarray:
     _check_finite(s)
     out = []
@@ -207,10 +208,11 @@ def rest_weights(s: MorphSet) -> np.ndarray:
     return np.asarray(out, dtype=np.float32)
 
 
+@np.errstate(all="ignore")
 def build(builder, scene: Scene, s: MorphSet, options: FbxOptions) -> bytes:
     """Builds a set's targets into the builder."""
     _check_finite(s)
-    if s.points is None:
+    if s.points is None or s.points.child(b"Vertices") is None:
         raise ImportFormatError("a morph's mesh without control points", ImportReason.Property,
                                 item=s.item)
     count = s.points.child(b"Vertices").array().size // 3

@@ -120,6 +120,7 @@ def _convert(t, r, s, P, u):
     return u * (P @ t), quats_from_matrices(rot), scale
 
 
+@np.errstate(all="ignore")
 def skeleton_source(scene: Scene, models: list[int], ev: Evaluated,
                     options: FbxOptions) -> tuple[SkeletonSource, list[bytes], list[int]]:
     """The bone sources of `models` (whose first ancestor in the list, or none, is each
@@ -186,6 +187,7 @@ def _converted_matrix(m: np.ndarray, P, u) -> np.ndarray:
     return B @ m @ Binv
 
 
+@np.errstate(all="ignore")
 def placement(scene: Scene, root: int, ev: Evaluated, options: FbxOptions) -> np.ndarray:
     """maniFbx_GetSkeletonPlacement's affine (3, 4) float32."""
     if options.fold_placement or scene.model_parent[root] == NONE:
@@ -201,6 +203,7 @@ def placement(scene: Scene, root: int, ev: Evaluated, options: FbxOptions) -> np
     return m[:3].astype(np.float32)
 
 
+@np.errstate(all="ignore")
 def _folded(scene, m, ev, P, u, t, r, s):
     """A root's local with its placement composed in; Matrix when that has shear."""
     world = _converted_matrix(_above(scene, m, ev) @ trs_matrix(t, r, s), P, u)

@@ -74,6 +74,7 @@ def _bind_pose_matrices(scene: Scene) -> dict[int, np.ndarray]:
     return out
 
 
+@np.errstate(all="ignore")
 def _affine_inverse(m: np.ndarray, item: int) -> np.ndarray:
     if np.abs(m[3] - (0, 0, 0, 1)).max() > 1e-6:
         raise ImportFormatError("a bind that is not affine", ImportReason.Matrix, item=item)
@@ -85,6 +86,7 @@ def _affine_inverse(m: np.ndarray, item: int) -> np.ndarray:
     return np.linalg.inv(m)
 
 
+@np.errstate(all="ignore")
 def inverse_binds(scene: Scene, skin: int, ev: Evaluated, options: FbxOptions) -> np.ndarray:
     """(joints, 3, 4) inverse binds in the options' basis (binary64)."""
     mesh = scene.skin_model[skin]
@@ -165,6 +167,7 @@ def control_points(scene: Scene, skin: int):
     return None
 
 
+@np.errstate(all="ignore")
 def build_influences_of(builder, scene: Scene, skin: int, built, method: int) -> bytes:
     """maniBuildFbxInfluences's build; `method` 0 linear, 1 dual quaternion, 2 blended."""
     geo = control_points(scene, skin)

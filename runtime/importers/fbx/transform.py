@@ -20,7 +20,7 @@ from ...core.transform import quats_from_matrices
 from .scene import NONE, FbxObject, Scene
 
 __all__ = ["ORDERS", "euler_matrix", "Local", "local_of", "geometric_of", "Evaluated",
-           "evaluate", "trs_matrix", "INHERIT_NORMAL", "INHERIT_COMPONENTWISE",
+           "evaluate", "needed", "trs_matrix", "INHERIT_NORMAL", "INHERIT_COMPONENTWISE",
            "INHERIT_IGNORE_PARENT_SCALE"]
 
 INHERIT_NORMAL, INHERIT_COMPONENTWISE, INHERIT_IGNORE_PARENT_SCALE = 1, 0, 2
@@ -75,6 +75,7 @@ def trs_matrix(t, r, s) -> np.ndarray:
     return m
 
 
+@np.errstate(all="ignore")
 def local_of(obj: FbxObject, values: dict | None = None) -> Local:
     """A model's local from its properties (`values` overriding any of them by name)."""
     def v(name, default):
@@ -101,6 +102,7 @@ def local_of(obj: FbxObject, values: dict | None = None) -> Local:
     return Local(translation, rot, s)
 
 
+@np.errstate(all="ignore")
 def geometric_of(obj: FbxObject) -> np.ndarray:
     """The 4x4 from a model to its geometry."""
     t = np.asarray(obj.vector(b"GeometricTranslation", (0.0, 0.0, 0.0)))
@@ -141,9 +143,24 @@ def model_order(scene: Scene) -> list[int]:
     return out
 
 
-def evaluate(scene: Scene, values: dict | None = None) -> Evaluated:
+def needed(scene: Scene, only) -> set | None:
+    """The models `only` names and every ancestor of them (None: all)."""
+    if only is None:
+        return None
+    out: set = set()
+    for m in only:
+        while m != NONE and m not in out:
+            out.add(m)
+            m = scene.model_parent[m]
+    return out
+
+
+@np.errstate(all="ignore")
+def evaluate(scene: Scene, values: dict | None = None, only=None) -> Evaluated:
     """The scene's models evaluated at rest (their properties), or with `values`
-    ({model: {property: value}}) in place of some."""
+    ({model: {property: value}}) in place of some; with `only`, just those models and
+    their ancestors (the others' worlds left zero), so a model elsewhere whose properties
+    are refused refuses nothing here."""
     n = len(scene.models)
     objs = [scene.objects[o] for o in scene.models]
     locals_: list = [None] * n
@@ -152,7 +169,10 @@ def evaluate(scene: Scene, values: dict | None = None) -> Evaluated:
     inherit = np.ones((n, 3))
     modes = [inherit_mode(o) for o in objs]
     scale_node = [NONE] * n
+    keep = needed(scene, only)
     for m in model_order(scene):
+        if keep is not None and m not in keep:
+            continue
         local = local_of(objs[m], None if values is None else values.get(m))
         p = scene.model_parent[m]
         mode = modes[m]
