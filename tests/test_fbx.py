@@ -435,7 +435,14 @@ SEED_ASCII = write_ascii(scene_nodes(feature_models(), arrays=[1.0, 2.0, 3.0]))
 
 def _exercise(data: bytes) -> None:
     """Open the bytes; what opens is read and built from every way the capi offers, and
-    nothing but a ManiError may escape."""
+    nothing but a ManiError may escape (numpy's warnings as errors)."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _exercise_loud(data)
+
+
+def _exercise_loud(data: bytes) -> None:
     from runtime.importers.common import default_import_clip_options
     try:
         fbx = opened(data)
@@ -1014,7 +1021,6 @@ def test_layers_combine_as_ufbx_combines_them(modes):
 
 
 def test_clip_refusals():
-    from fbx_writer import CurveSpec, Node
     from runtime.importers.common import default_import_clip_options
     models, curves = curve_scene()
     nodes = scene_nodes(models, curves=curves)
@@ -1042,8 +1048,6 @@ def test_clip_refusals():
 
 def test_an_additive_cluster_is_refused():
     from fbx_writer import Node, SkinSpec
-    fbx = skinned([(1, [0], [1.0], EYE, EYE)])
-    scene = fbx._scene
     models = [ModelSpec("top"), ModelSpec("hip", 0, {}, "LimbNode"), ModelSpec("knee", 1, {}, "LimbNode"),
               ModelSpec("body", 0, {}, "Mesh")]
     nodes = scene_nodes(models, skin=SkinSpec(3, [0.0] * 3, [(1, [0], [1.0], EYE, EYE)]))
