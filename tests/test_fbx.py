@@ -1068,3 +1068,41 @@ def test_full_weights_not_finite_are_data():
     assert e.value.import_reason == ImportReason.Data
     with pytest.raises(ImportFormatError):
         fbx.build_morph_targets(rt.Builder(), 0, default_fbx_options())
+
+
+@needs_ufbx
+def test_an_animated_rotation_order_equals_ufbx_and_one_out_of_range_is_refused():
+    from fbx_writer import CurveSpec
+    from runtime.importers.common import default_import_clip_options
+    from runtime.importers.fbx.clip import evaluate_at, stack_animation
+    ticks = [0, SECOND // 2, SECOND]
+    curves = [CurveSpec(1, "RotationOrder", 0, ticks, [0.0, 3.0, 5.0], [CONST] * 3),
+              CurveSpec(2, "RotationActive", 0, ticks, [1.0, 0.0, 1.0], [CONST] * 3),
+              CurveSpec(1, "Lcl Rotation", 1, ticks, [10.0, 60.0, -30.0])]
+    models = feature_models(1)
+    models[2].props.update({"PreRotation": (15.0, 0.0, 5.0), "RotationActive": 1})
+    data = write_binary(scene_nodes(models, curves=curves), 7500)
+    times = [0.1, 0.4, 0.6, 0.9, 1.0]
+    with tempfile.NamedTemporaryFile(suffix=".fbx", delete=False) as f:
+        f.write(data)
+    try:
+        ref = ufbx_read(f.name, times)["frames"]
+    finally:
+        Path(f.name).unlink()
+    scene = Scene(read_document(data))
+    anim, _ = stack_animation(scene, 0)
+    _, world, _ = evaluate_at(scene, anim, np.array(times))
+    size = model_size([np.array(v) for v in ref[0].values()])
+    for k, frame in enumerate(ref):
+        for m, name in enumerate(scene.bone_names):
+            assert np.abs(world[m, k, :3] - np.array(frame[name.decode()])).max() <= 1e-5 * size, \
+                (times[k], name)
+    bad = [CurveSpec(1, "RotationOrder", 0, ticks, [0.0, 9.0, 5.0], [CONST] * 3)]
+    fbx = opened(write_binary(scene_nodes(models, curves=bad), 7500))
+    b = rt.Builder()
+    fbx.build_model_skeleton(b, 0, default_fbx_options())
+    sk = rt.Skeleton.open(bytes(capi.maniBuilder_CopyBuilt(b)))
+    with pytest.raises(ImportFormatError) as e:
+        fbx.build_clip(b, 0, sk, default_fbx_options(), default_import_clip_options())
+    assert e.value.import_reason == ImportReason.Property
+    assert e.value.item == fbx._scene.models[1]

@@ -16,10 +16,10 @@ __all__ = ["maniOpenFbx", "maniCloseFbx", "maniFbx_GetVersion", "maniFbx_GetMode
            "maniFbx_GetClipName", "maniBuildFbxClip", "maniFbx_GetModelPlacement"]
 
 __pending__ = {
-    "maniBuildFbxClip": "animated integer inputs of a transform (RotationOrder, InheritType, "
-                        "RotationActive) are read at rest, so one out of range is not "
-                        "refused (Property) and one animated does not change its model "
-                        "over the clip (issue 22)",
+    "maniBuildFbxClip": "a layer that composes an animated rotation turns it in the model's "
+                        "rest RotationOrder, not the order animated at the sample; an "
+                        "animated InheritType is read at rest (as ufbx reads it) and not "
+                        "refused when out of range (issue 22)",
 }
 
 __constants__ = [*(f"maniFbxAxis{a.name}" for a in Axis),

@@ -231,6 +231,21 @@ _VECTORS = {b"Lcl Translation": (0.0, 0.0, 0.0), b"Lcl Rotation": (0.0, 0.0, 0.0
             b"ScalingOffset": (0.0, 0.0, 0.0), b"PreRotation": (0.0, 0.0, 0.0),
             b"PostRotation": (0.0, 0.0, 0.0)}
 ROTATION_MATRIX = b"\x00rotation"          # a layered Lcl Rotation, as (S, 3, 3)
+# the integer inputs of a transform that animation changes, and their largest value
+# (RotationActive and RotationSpaceForLimitOnly hold their rest values, as ufbx holds them)
+_INTEGERS = {b"RotationOrder": 6}
+
+
+def _integer_values(scene: Scene, m: int, prop: bytes, entries, times) -> np.ndarray:
+    """An animated integer input at `times` (the first layer's curve, truncated as ufbx
+    takes a number as an integer); Property, the model the item, for one out of range."""
+    obj = scene.objects[scene.models[m]]
+    static = [obj.scalar(prop, 0.0)]
+    v = _component_values(entries[0], static, times)[:, 0]
+    if not np.isfinite(v).all() or ((v < 0) | (v >= _INTEGERS[prop] + 1)).any():
+        raise ImportFormatError(f"{prop.decode()} animated out of range", ImportReason.Property,
+                                item=scene.models[m])
+    return np.trunc(v).astype(np.int64)
 
 
 def _component_values(entry, static, times):
@@ -275,6 +290,9 @@ def _values(scene: Scene, m: int, anim: dict, times: np.ndarray) -> dict:
     order = int(obj.scalar(b"RotationOrder", 0.0))
     order = order if 0 <= order <= 6 else 0
     for prop, entries in anim.get(m, {}).items():
+        if prop in _INTEGERS:
+            out[prop] = _integer_values(scene, m, prop, entries, times)
+            continue
         if prop not in _VECTORS:
             continue
         static = obj.vector(prop, _VECTORS[prop])
@@ -417,21 +435,26 @@ def _locals_at(obj, values: dict, s: int):
     t, r, sc = v(b"Lcl Translation", zero), v(b"Lcl Rotation", zero), v(b"Lcl Scaling", one)
     sp, rp = v(b"ScalingPivot", zero), v(b"RotationPivot", zero)
     so, ro = v(b"ScalingOffset", zero), v(b"RotationOffset", zero)
-    order = int(obj.scalar(b"RotationOrder", 0.0))
-    order = order if 0 <= order <= 6 else 0
-    active = obj.scalar(b"RotationActive", 1.0) != 0 and \
-        obj.scalar(b"RotationSpaceForLimitOnly", 0.0) == 0
-    if ROTATION_MATRIX in values:         # a composed rotation: its order is the model's
-        turn = values[ROTATION_MATRIX] if active else \
-            euler_matrix(_euler_of(values[ROTATION_MATRIX], order), 0)
-    else:
-        turn = euler_matrix(r, order if active else 0)
-    if active:
-        pre = euler_matrix(v(b"PreRotation", zero), 0)
-        post = euler_matrix(v(b"PostRotation", zero), 0)
-        rot = pre @ turn @ np.swapaxes(post, -1, -2)
-    else:
-        rot = turn
+    order = values.get(b"RotationOrder")
+    if order is None:
+        rest = int(obj.scalar(b"RotationOrder", 0.0))
+        order = np.full(s, rest if 0 <= rest <= 6 else 0)
+    active = np.full(s, obj.scalar(b"RotationActive", 1.0) != 0
+                     and obj.scalar(b"RotationSpaceForLimitOnly", 0.0) == 0)
+    turn = np.empty((s, 3, 3))
+    composed = values.get(ROTATION_MATRIX)
+    for o in np.unique(order).tolist():
+        for on in (True, False):
+            sel = (order == o) & (active == on)
+            if not sel.any():
+                continue
+            if composed is not None:            # a composed rotation: in the model's order
+                turn[sel] = composed[sel] if on else euler_matrix(_euler_of(composed[sel], o), 0)
+            else:
+                turn[sel] = euler_matrix(r[sel], o if on else 0)
+    pre = euler_matrix(v(b"PreRotation", zero), 0)
+    post = euler_matrix(v(b"PostRotation", zero), 0)
+    rot = np.where(active[:, None, None], pre @ turn @ np.swapaxes(post, -1, -2), turn)
     arm = so + sp - sc * sp - rp
     return t + ro + rp + np.einsum("sij,sj->si", rot, arm), rot, np.array(sc, dtype=np.float64)
 
