@@ -427,6 +427,30 @@ def test_close_empties_the_document_and_frees_through_the_builder():
     capi.maniCloseFbx(None)
 
 
+def test_close_from_the_allocator_closes_nothing_and_counts_a_misuse():
+    """The free hook runs during a close: it sees the closing document empty, and a close
+    it calls closes nothing, counted as one misuse on the builder."""
+    seen = []
+    d = default_builder_def()
+    d.alloc = lambda user, size: bytearray(size)
+
+    def free(user, block):
+        if holder:
+            seen.append(capi.maniFbx_GetModelCount(holder[0]))
+            capi.maniCloseFbx(holder[1])
+    d.free = free
+    holder = []
+    b = rt.Builder(d)
+    data = write_binary(scene_nodes([ModelSpec("m")]))
+    first, second = open_fbx(b, data), open_fbx(b, data)
+    holder.extend([first, second])
+    misuse = b.misuse
+    capi.maniCloseFbx(first)
+    assert seen == [0]
+    assert b.misuse == misuse + 1
+    assert capi.maniFbx_GetModelCount(second) == 1
+
+
 # ------------------------------------------------------------------ fuzz
 SEED_BINARY = write_binary(scene_nodes(feature_models(), arrays=[1.0, 2.0, 3.0]), 7500, compress=True)
 SEED_BINARY_32 = write_binary(scene_nodes(feature_models()), 7400, big_endian=True)
