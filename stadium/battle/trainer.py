@@ -24,12 +24,18 @@ from .scene import facings, place
 # Centimetres of the trainer's skeleton to world units: its cap 1.4 units up, about as
 # tall as the creatures.
 SCALE = 0.0132
-# Where a trainer stands from its side's cell, in world units: behind the creature (away
-# from the rival) and to one side, each side's where the battle camera keeps it in frame
-# and off the creature: (behind, to the creature's left).
-STANDS = ((0.5, 0.9), (1.05, -0.8))
+# Where a trainer stands from its side's cell, in world units: (behind, to the creature's
+# left), behind meaning away from the rival. Chosen by looking and by measure: every
+# bundled species' standby, wherever the show's and the battle's framing put it, stays
+# out of every box of the figure (tests/test_stadium_trainer.py measures). The far
+# trainer stands in full view beside the house, off the overlay's boxes; the near one has
+# less room (the battle's framing moves its creature up toward it), so it stands mostly
+# beside its creature, at the frame's left, clear of the message box.
+STANDS = ((0.2, 1.8), (1.0, -1.3))
 EASE = 0.3                   # seconds from rest into a gesture, and out of it back to rest
-WAVE_HANDS = ("wave_left", "wave")     # side 0 waves with its left hand, side 1 its right
+# each waves the hand toward the field: the near one, seen from behind, its right; the far
+# one, seen from the front, its left (the right-handed wave mirrored)
+WAVE_HANDS = ("wave", "wave_left")
 GESTURES = ("sendout", "wave", "wave_left")
 
 _said = False
