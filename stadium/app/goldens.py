@@ -45,6 +45,7 @@ FAINT_FRAME = 720
 # faint's, show the staged mocap; without it they are not checked.
 SENDOUT_FRAME = 66
 WAVE_FRAME = 660
+TRAINER_PAIR = ("scrapkit", "gloopet")     # small, on the ground: the trainers in full view
 
 
 @dataclass(frozen=True)
@@ -82,8 +83,8 @@ def cases(roster: Roster | None = None) -> list[Case]:
     found += [
         Case("attack_flash", pair, first_flash_frame(roster, pair)),
         Case("faint", pair, FAINT_FRAME, gestures=True),
-        Case("trainers_sendout", pair, SENDOUT_FRAME, gestures=True),
-        Case("trainers_wave", pair, WAVE_FRAME, gestures=True),
+        Case("trainers_sendout", TRAINER_PAIR, SENDOUT_FRAME, gestures=True),
+        Case("trainers_wave", TRAINER_PAIR, WAVE_FRAME, gestures=True),
         Case("shadows_off", pair, STANDBY_FRAME, look=Look(shadows=False)),
         Case("seams_on", pair, STANDBY_FRAME, look=Look(seams=True)),
     ]

@@ -88,6 +88,7 @@ class Trainer:
         self._layer = [rt.BlendLayer(self._sampled, 1.0)]
         self.gesture_name: str | None = None
         self.time = 0.0                  # seconds into the gesture (or idle)
+        self._resting = False            # the figure is skinned at rest (nothing to redo)
         self._show()
 
     def gesture(self, name: str) -> None:
@@ -122,6 +123,8 @@ class Trainer:
         clip = self._clip()
         pose = self.pose
         if clip is None:
+            if self._resting:
+                return
             pose.set_rest(self.skeleton)
         else:
             weight = _smooth(min(self.time, clip.duration - self.time) / EASE)
@@ -133,6 +136,7 @@ class Trainer:
                 rt.blend_poses(self.skeleton, self._layer, 1.0, pose)
         pose.compute_model(self.skeleton)
         self.rig.skin(pose, self.yaw)
+        self._resting = clip is None
 
     def release(self) -> None:
         self.rig.release()

@@ -1,9 +1,9 @@
 """Draws a BattleScene in the diorama: the wiring between battle logic and Voxel3D.
 
-A frame: the creatures' posed bodies into the sun's actor shadow layer (flames left
-out); the backdrop, the diorama as drawn once for this hour, put back into the view
-with those shadows on it; the creatures' opaque parts; then every additive part; then
-the post pass (tilt-shift and depth of field). The caller presents the result.
+A frame: the creatures' (and the scene's trainers') posed bodies into the sun's actor
+shadow layer (flames left out); the backdrop, the diorama as drawn once for this hour, put
+back into the view with those shadows on it; their opaque parts; then every additive part;
+then the post pass (tilt-shift and depth of field). The caller presents the result.
 """
 from __future__ import annotations
 

@@ -28,13 +28,16 @@ from runtime.samples.trainer import trainer_skeleton_source
 from .rig import SHADE_BASE, SHADE_X, SHADE_Y, SHADE_Z, RigPart
 
 # The palette's swatches, one texel each in a one-row image, in this order.
-SWATCHES = ("skin", "hair", "cap", "shirt", "trim", "pants", "shoes", "eyes")
-# Per side: the player's trainer in red and blue, the rival's in teal and purple.
+SWATCHES = ("skin", "hair", "cap", "shirt", "trim", "pants", "shoes", "eyes", "gloves")
+# Per side: the player's trainer in red and blue, the rival's in teal and purple; gloves
+# bright against both shirts, so a raised hand shows at 160 x 144.
 PALETTES = (
     {"skin": (236, 188, 150), "hair": (70, 44, 30), "cap": (206, 40, 44), "shirt": (44, 92, 196),
-     "trim": (240, 240, 236), "pants": (48, 52, 70), "shoes": (200, 52, 48), "eyes": (24, 22, 30)},
+     "trim": (240, 240, 236), "pants": (48, 52, 70), "shoes": (200, 52, 48), "eyes": (24, 22, 30),
+     "gloves": (250, 250, 246)},
     {"skin": (222, 170, 128), "hair": (28, 26, 40), "cap": (112, 52, 160), "shirt": (28, 136, 124),
-     "trim": (30, 34, 40), "pants": (74, 60, 52), "shoes": (40, 40, 48), "eyes": (24, 22, 30)},
+     "trim": (30, 34, 40), "pants": (74, 60, 52), "shoes": (40, 40, 48), "eyes": (24, 22, 30),
+     "gloves": (250, 214, 80)},
 )
 
 # (bone, swatch, low corner, high corner) in the rest pose's model space, centimetres; the
@@ -57,7 +60,7 @@ _SIDE = [
     ("shirt", "clavicle", (6.0, 71.0, -3.8), (11.5, 78.0, 3.8)),
     ("shirt", "upper_arm", (9.4, 61.0, -2.6), (13.8, 76.0, 2.6)),
     ("skin", "forearm", (10.6, 48.5, -2.2), (14.6, 61.0, 2.2)),
-    ("trim", "hand", (10.8, 40.0, -1.8), (15.6, 48.5, 3.2)),
+    ("gloves", "hand", (10.4, 38.5, -2.4), (16.2, 48.5, 3.8)),      # big, bright: a wave reads
     ("pants", "thigh", (0.6, 27.0, -3.0), (6.6, 46.0, 3.0)),
     ("pants", "shin", (0.9, 6.0, -2.8), (6.1, 27.0, 2.8)),
     ("shoes", "foot", (0.6, 0.0, -3.5), (6.4, 6.0, 6.0)),
