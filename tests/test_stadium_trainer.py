@@ -218,3 +218,49 @@ def test_without_the_mocap_a_trainer_stands_at_rest_and_says_so_once(monkeypatch
         assert said.count("the trainers stand at rest") == 1 and "nowhere" in said
     finally:
         trainer_clips.gestures.cache_clear()
+
+
+@needs_mocap
+def test_a_saved_battle_brings_its_trainers_back_mid_gesture():
+    import json
+
+    from stadium.battle.match import Match, script_setup
+    from stadium.rig.roster import Roster
+
+    roster = Roster()
+    cells = (np.array([4.75, 1.5, 7.75]), np.array([7.75, 1.5, 5.25]))
+    ground = lambda x, z: 1.5          # noqa: E731
+    setup = script_setup({"seed": 3}, teams=(("emberlisk",), ("gloopet",)))
+    match = Match(setup, roster, cells, ground=ground)
+    for _ in range(20):
+        match.update()
+    assert [t.gesture_name for t in match.trainers] == ["sendout", None]
+    again = Match.load(json.loads(match.dumps()), roster, cells, ground=ground)
+    for _ in range(60):
+        match.update()
+        again.update()
+        for a, b in zip(match.trainers, again.trainers):
+            np.testing.assert_array_equal(a.rig.vertices, b.rig.vertices)
+    assert match.trainers[1].gesture_name == "sendout"     # the rival's came out since
+
+
+def test_a_saved_battle_with_a_wrong_trainer_is_refused_in_one_line(tmp_path):
+    import json
+
+    from stadium.app.checks import check_save
+    from stadium.battle.match import Match, script_setup
+    from stadium.errors import BadFile
+    from stadium.rig.roster import Roster
+
+    cells = (np.array([4.75, 1.5, 7.75]), np.array([7.75, 1.5, 5.25]))
+    match = Match(script_setup({"seed": 3}, teams=(("emberlisk",), ("gloopet",))), Roster(), cells,
+                  ground=lambda x, z: 1.5)
+    match.update()
+    good = json.loads(match.dumps())
+    check_save(good, tmp_path / "match.json")
+    for bad, where in (([["dance", 0.0]], "trainers[0][0]"), ([["wave", float("nan")]], "trainers[0][1]"),
+                       ([[None]], "trainers[0]"), ([None, None, None], "trainers"),
+                       ([["wave", -1.0]], "trainers[0][1]")):
+        state = dict(good, trainers=bad)
+        with pytest.raises(BadFile, match=where.replace("[", r"\[").replace("]", r"\]")):
+            check_save(state, tmp_path / "match.json")
