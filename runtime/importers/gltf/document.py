@@ -174,6 +174,7 @@ class Gltf:
         self.renamed: list[int] = []
         self.block = None
         self.springs_read = None
+        self.ragdoll_read = None
         self._draco_cache: dict = {}
         self.skin_joints: list[list[int]] = []
         self.skin_skeleton: list[int] = []
@@ -344,6 +345,7 @@ class Gltf:
             setattr(self, name, [])
         self.json = {}
         self.springs_read = None
+        self.ragdoll_read = None
         self._draco_cache = {}
         block, self.block = self.block, None
         if block is not None:
