@@ -22,11 +22,11 @@ import math
 import numpy as np
 
 from ...core import args
-from ...core.errors import BusyError, InvalidError
+from ...core.errors import BusyError, CapacityError, InvalidError
 from ...core.limits import NO_BONE
 from ...core.transform import quat_conj, quat_mul, quat_rotate
-from ...physics.ragdoll_build import (SIZES_USED, BodySource, RagdollShape, RagdollSource,
-                                      compose, inverse, rest_frames)
+from ...physics.ragdoll_build import (BODY_VALUES, SIZES_USED, BodySource, RagdollShape,
+                                      RagdollSource, compose, inverse, rest_frames)
 from ...pose.skeleton import opened
 from ..common import ImportFormatError, ImportReason
 from . import space
@@ -138,7 +138,8 @@ class _Reader:
             shape = RagdollShape.box
         elif kind == "sphere":
             even(scale.max(), scale.min(), "sphere")
-            sizes = [float(self.number(body, "radius", 0.5, index) * scale[0] * unit), 0.0, 0.0]
+            radius = self.number(body, "radius", 0.5, index)
+            sizes = [float(radius * scale[0] * unit), 0.0, 0.0]
             shape = RagdollShape.sphere
         else:
             bottom = self.number(body, "radiusBottom", 0.5, index)
@@ -325,8 +326,7 @@ def read_ragdoll(doc, skeleton, options, facing, up) -> RagdollSource:
         frames.append(frame)
         node_of.append(n)
     if not bodies:
-        doc.ragdoll_read = RagdollSource(skeleton, [])
-        return doc.ragdoll_read
+        return _keep(doc, RagdollSource(skeleton, []))
     body_of_bone = {b.bone: i for i, b in enumerate(bodies)}
     parents = []
     for body in bodies:
@@ -345,7 +345,22 @@ def read_ragdoll(doc, skeleton, options, facing, up) -> RagdollSource:
     source = RagdollSource(skeleton, bodies,
                            quat_rotate(turn_back, space.directions(options, facing)),
                            quat_rotate(turn_back, space.directions(options, up)))
+    return _keep(doc, source)
+
+
+def _keep(doc, source: RagdollSource) -> RagdollSource:
+    """The source's arrays held in a block from the document's allocator (as the C arrays
+    are), the previous call's freed; CapacityError, nothing changed, when it fails."""
+    size = sum(BODY_VALUES * 4 + len(b.name) for b in source.bodies)
+    block = None
+    if size:
+        block = doc.builder._call_alloc(size)
+        if block is None:
+            raise CapacityError(f"the allocator refused {size} bytes for the ragdoll source")
+    old, doc.ragdoll_block = doc.ragdoll_block, block
     doc.ragdoll_read = source
+    if old is not None:
+        doc.builder._call_free(old)
     return source
 
 
