@@ -351,6 +351,17 @@ class World:
                                capi.maniDefaultGltfOptions())
         return capi.maniOpenSkin(capi.maniBuilder_CopyBuilt(b))
 
+    def ragdoll_gltf(self):
+        """A fresh document with OMI physics bodies, shapes and joints on its rig."""
+        from gltf_make import ragdoll_rig
+        return capi.maniOpenGltf(rt.Builder(), ragdoll_rig().json_bytes())
+
+    @cached_property
+    def ragdoll_gltf_skeleton(self):
+        b = rt.Builder()
+        capi.maniBuildGltfSkeleton(b, self.ragdoll_gltf(), 0, capi.maniDefaultGltfOptions())
+        return rt.Skeleton.open(capi.maniBuilder_CopyBuilt(b))
+
 
 def valid_calls(w: World) -> dict:
     """Each listed function's name -> a function making a valid argument tuple."""
@@ -507,6 +518,8 @@ def valid_calls(w: World) -> dict:
         "maniBuildGltfClip": lambda: (rt.Builder(), w.read_gltf, 0, w.gltf_skeleton,
                                       gltf_options, capi.maniDefaultImportClipOptions()),
         "maniGltf_ReadSprings": lambda: (w.gltf(), w.gltf_skeleton, gltf_options),
+        "maniGltf_ReadRagdoll": lambda: (w.ragdoll_gltf(), w.ragdoll_gltf_skeleton, gltf_options,
+                                         [0.0, 0.0, 1.0], [0.0, 1.0, 0.0]),
         "maniGltf_GetPrimitiveTargetCount": lambda: (w.read_gltf, 0, 0),
         "maniGltf_GetMorphWeights": lambda: (w.read_gltf, 3, np.zeros(1, np.float32)),
         "maniBuildGltfInfluences": lambda: (rt.Builder(), w.read_gltf, 0, 0, w.gltf_skin),

@@ -9,11 +9,13 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import runtime as rt
 from runtime import capi
 from runtime.core.builder import BuilderDef, default_builder_def
-from runtime.core.errors import BusyError, CapacityError, InvalidError
+from runtime.core.errors import BusyError, CapacityError, InvalidError, ManiError
 from runtime.importers.common import ImportFormatError, ImportReason as R
 from runtime.importers.gltf import GltfOptions, open_gltf
 from runtime.physics import RagdollShape
@@ -350,3 +352,42 @@ def test_the_reader_does_not_touch_the_file_json():
     before = copy.deepcopy(d.j)
     _read(d)
     assert json.dumps(d.j, sort_keys=True) == json.dumps(before, sort_keys=True)
+
+
+def _leaves(value, path=()):
+    """Every place in a JSON value (paths into dicts and lists)."""
+    yield path
+    items = value.items() if isinstance(value, dict) else \
+        enumerate(value) if isinstance(value, list) else ()
+    for key, v in items:
+        yield from _leaves(v, path + (key,))
+
+
+ODD = [None, True, -1, 0, 3, 99, 2 ** 40, -0.5, 1e300, "x", [], [0, 1, 2], {}, {"type": "box"}]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_mutated_physics_only_ever_raises_the_specs_errors(data):
+    """One place in the physics (the extensions, and the nodes' own) replaced by an odd
+    value: the read raises a ManiError or gives a source the builder builds or refuses."""
+    d = ragdoll_rig()
+    places = [("extensions",) + p for p in _leaves(d.j["extensions"])][1:] + \
+        [("nodes", n, "extensions") + p for n, node in enumerate(d.j["nodes"])
+         if "extensions" in node for p in _leaves(node["extensions"])]
+    path = data.draw(st.sampled_from(places))
+    at = d.j
+    for key in path[:-1]:
+        at = at[key]
+    at[path[-1]] = data.draw(st.sampled_from(ODD))
+    doc = _doc(d)
+    sk = _skeleton(doc)
+    try:
+        src = capi.maniGltf_ReadRagdoll(doc, sk, PLAIN, FACING, UP)
+    except ManiError:
+        return
+    if src.bodies:
+        try:
+            rt.build_ragdoll(rt.Builder(), src)
+        except ManiError:
+            pass
