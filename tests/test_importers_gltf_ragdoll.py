@@ -270,6 +270,8 @@ def test_null_arguments_options_and_axes_are_invalid():
         connectedNode=9), 6),
     ("a joint skipping a body", lambda j: j["nodes"][8]["extensions"]["OMI_physics_joint"].update(
         connectedNode=4), 8),
+    ("a joint to the world", lambda j: j["nodes"][10].setdefault("extensions", {}).update(
+        OMI_physics_joint={"joint": 1, "connectedNode": 3}), 10),
     ("a second joint on a body", lambda j: j["nodes"][5].setdefault("extensions", {}).update(
         OMI_physics_joint={"joint": 1, "connectedNode": 4}), 6),
     ("a body without a joint", lambda j: j["nodes"][8].pop("extensions"), 2),

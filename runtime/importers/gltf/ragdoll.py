@@ -392,9 +392,9 @@ def _joints(reader: _Reader, bodies, frames, node_of, parents) -> None:
         a, b = _body_of_node(reader, n, motion), _body_of_node(reader, other, motion)
         if a < 0 and b < 0:
             continue                                  # a joint of the scene, not the ragdoll
-        if b >= 0 and parents[b] == a:
+        if a >= 0 and b >= 0 and parents[b] == a:
             child, side = b, other
-        elif a >= 0 and parents[a] == b:
+        elif a >= 0 and b >= 0 and parents[a] == b:
             child, side = a, n
         else:
             raise reader.fail(f"node {n}: a joint not from a body to its parent body",
