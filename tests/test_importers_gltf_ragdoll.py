@@ -172,6 +172,14 @@ def test_without_bodies_on_the_skeleton_the_source_is_empty():
     assert _read(d).bodies == []
 
 
+def test_bodies_off_the_skeleton_are_passed_over_unread():
+    d = ragdoll_rig()
+    d.j["nodes"][9]["extensions"]["OMI_physics_body"]["motion"] = {"mass": "?"}   # no type
+    d.j["nodes"][10]["extensions"]["OMI_physics_body"] = {"motion": {"type": "static"},
+                                                          "collider": {"shape": 99}}
+    assert sorted(b.name for b in _read(d).bodies) == [b"head", b"hips", b"spine"]
+
+
 def test_the_source_is_the_documents_until_the_next_call_or_the_close():
     freed = []
     b = rt.Builder(BuilderDef(default_builder_def().cookie, alloc=lambda u, n: bytearray(n),

@@ -277,23 +277,28 @@ def _axis(value, what: str) -> np.ndarray:
     return v
 
 
-def _motion_nodes(reader: _Reader) -> list[tuple[int, dict]]:
+def _motion_nodes(doc) -> list[int]:
+    """The nodes with a motion (or an OMI_physics_body that is not an object): each its own
+    body, whatever its type."""
     out = []
-    for n, obj in enumerate(reader.doc.json.get("nodes", [])):
+    for n, obj in enumerate(doc.json.get("nodes", [])):
         e = _ext(obj, BODY)
-        if e is None:
-            continue
-        motion = e.get("motion") if isinstance(e, dict) else None
-        if not isinstance(e, dict) or (motion is not None and not isinstance(motion, dict)):
-            raise reader.fail(f"node {n}: {BODY} or its motion not an object", R.Property, obj, n)
-        if motion is None:
-            continue
-        kind = motion.get("type")
-        if kind not in ("static", "kinematic", "dynamic"):
-            raise reader.fail(f"node {n}: motion type {kind!r}", R.Property, motion, n)
-        if kind != "static":
-            out.append((n, motion))
+        if e is not None and (not isinstance(e, dict) or "motion" in e):
+            out.append(n)
     return out
+
+
+def _motion(reader: _Reader, n: int):
+    """A body's motion on the skeleton, checked; None for a static one."""
+    obj = reader.doc.json["nodes"][n]
+    e = _ext(obj, BODY)
+    motion = e.get("motion") if isinstance(e, dict) else None
+    if not isinstance(motion, dict):
+        raise reader.fail(f"node {n}: {BODY} or its motion not an object", R.Property, obj, n)
+    kind = motion.get("type")
+    if kind not in ("static", "kinematic", "dynamic"):
+        raise reader.fail(f"node {n}: motion type {kind!r}", R.Property, motion, n)
+    return None if kind == "static" else motion
 
 
 @quiet
@@ -313,10 +318,12 @@ def read_ragdoll(doc, skeleton, options, facing, up) -> RagdollSource:
         raise InvalidError("facing and up must be perpendicular within a thousandth")
     reader = _Reader(doc, skeleton, options)
     bodies, frames, node_of, on_bone = [], [], [], {}
-    for n, motion in _motion_nodes(reader):
+    moving = _motion_nodes(doc)
+    for n in moving:
         bone, bone_node = reader.bone_of(n)
-        if bone == NO_BONE:
-            continue
+        motion = _motion(reader, n) if bone != NO_BONE else None
+        if motion is None:
+            continue                    # off the skeleton, or static: not the ragdoll's
         if bone in on_bone:
             raise reader.fail(f"node {n}: a second body on bone {bone} (node "
                               f"{on_bone[bone]}'s)", R.Unsupported, doc.nodes[n], n)
@@ -339,7 +346,7 @@ def read_ragdoll(doc, skeleton, options, facing, up) -> RagdollSource:
         raise reader.fail(f"node {node_of[roots[1]]}: a second root body (node "
                           f"{node_of[roots[0]]}'s)", R.Unsupported, doc.nodes[node_of[roots[1]]],
                           node_of[roots[1]])
-    _joints(reader, bodies, frames, node_of, parents)
+    _joints(reader, bodies, frames, node_of, parents, moving)
     root = roots[0]
     turn_back = quat_conj(frames[root][3:7])
     source = RagdollSource(skeleton, bodies,
@@ -373,11 +380,10 @@ def _body_of_node(reader: _Reader, node: int, motion_nodes: dict) -> int:
     return -1
 
 
-def _joints(reader: _Reader, bodies, frames, node_of, parents) -> None:
+def _joints(reader: _Reader, bodies, frames, node_of, parents, moving) -> None:
     doc = reader.doc
-    motion = {n: i for i, n in enumerate(node_of)}
-    others = {n for n, _ in _motion_nodes(reader)} - set(node_of)
-    motion.update({n: -2 for n in others})          # moving, but not on the skeleton
+    motion = {n: -2 for n in moving}                # bodies, but not the ragdoll's
+    motion.update({n: i for i, n in enumerate(node_of)})
     jointed = {}
     for n, obj in enumerate(doc.json.get("nodes", [])):
         e = _ext(obj, JOINT)
