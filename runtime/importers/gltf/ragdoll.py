@@ -162,7 +162,7 @@ class _Reader:
         while stack:
             n = stack.pop()
             e = _ext(self.doc.json["nodes"][n], BODY)
-            if n != node and isinstance(e, dict) and "motion" in e:
+            if n != node and _moves(e):
                 continue
             collider = e.get("collider") if isinstance(e, dict) else None
             if collider is not None:
@@ -177,7 +177,7 @@ class _Reader:
                             R.Unsupported, self.doc.nodes[node], node)
         return found[0]
 
-    def body(self, node: int, motion: dict, bone: int, bone_node: int):
+    def body(self, node: int, motion: dict, bone: int):
         """(source body, its model frame) of the motion on `node`."""
         mass = self.number(motion, "mass", 1.0, node)
         if not mass > 0:
@@ -280,12 +280,11 @@ def _axis(value, what: str) -> np.ndarray:
 def _motion_nodes(doc) -> list[int]:
     """The nodes with a motion (or an OMI_physics_body that is not an object): each its own
     body, whatever its type."""
-    out = []
-    for n, obj in enumerate(doc.json.get("nodes", [])):
-        e = _ext(obj, BODY)
-        if e is not None and (not isinstance(e, dict) or "motion" in e):
-            out.append(n)
-    return out
+    return [n for n, obj in enumerate(doc.json.get("nodes", [])) if _moves(_ext(obj, BODY))]
+
+
+def _moves(e) -> bool:
+    return e is not None and (not isinstance(e, dict) or "motion" in e)
 
 
 def _motion(reader: _Reader, n: int):
@@ -320,7 +319,7 @@ def read_ragdoll(doc, skeleton, options, facing, up) -> RagdollSource:
     bodies, frames, node_of, on_bone = [], [], [], {}
     moving = _motion_nodes(doc)
     for n in moving:
-        bone, bone_node = reader.bone_of(n)
+        bone = reader.bone_of(n)[0]
         motion = _motion(reader, n) if bone != NO_BONE else None
         if motion is None:
             continue                    # off the skeleton, or static: not the ragdoll's
@@ -328,7 +327,7 @@ def read_ragdoll(doc, skeleton, options, facing, up) -> RagdollSource:
             raise reader.fail(f"node {n}: a second body on bone {bone} (node "
                               f"{on_bone[bone]}'s)", R.Unsupported, doc.nodes[n], n)
         on_bone[bone] = n
-        body, frame = reader.body(n, motion, bone, bone_node)
+        body, frame = reader.body(n, motion, bone)
         bodies.append(body)
         frames.append(frame)
         node_of.append(n)
