@@ -338,6 +338,17 @@ class World:
     def read_gltf(self):
         return self.gltf()
 
+    def ragdoll_gltf(self):
+        """A fresh document with OMI physics bodies, shapes and joints on its rig."""
+        from gltf_make import ragdoll_rig
+        return capi.maniOpenGltf(rt.Builder(), ragdoll_rig().json_bytes())
+
+    @cached_property
+    def ragdoll_gltf_skeleton(self):
+        b = rt.Builder()
+        capi.maniBuildGltfSkeleton(b, self.ragdoll_gltf(), 0, capi.maniDefaultGltfOptions())
+        return rt.Skeleton.open(capi.maniBuilder_CopyBuilt(b))
+
     @cached_property
     def gltf_skeleton(self):
         b = rt.Builder()
@@ -350,17 +361,6 @@ class World:
         capi.maniBuildGltfSkin(b, self.read_gltf, 0, self.gltf_skeleton,
                                capi.maniDefaultGltfOptions())
         return capi.maniOpenSkin(capi.maniBuilder_CopyBuilt(b))
-
-    def ragdoll_gltf(self):
-        """A fresh document with OMI physics bodies, shapes and joints on its rig."""
-        from gltf_make import ragdoll_rig
-        return capi.maniOpenGltf(rt.Builder(), ragdoll_rig().json_bytes())
-
-    @cached_property
-    def ragdoll_gltf_skeleton(self):
-        b = rt.Builder()
-        capi.maniBuildGltfSkeleton(b, self.ragdoll_gltf(), 0, capi.maniDefaultGltfOptions())
-        return rt.Skeleton.open(capi.maniBuilder_CopyBuilt(b))
 
 
 def valid_calls(w: World) -> dict:
