@@ -343,6 +343,17 @@ class World:
     def read_gltf(self):
         return self.gltf()
 
+    def ragdoll_gltf(self):
+        """A fresh document with OMI physics bodies, shapes and joints on its rig."""
+        from gltf_make import ragdoll_rig
+        return capi.maniOpenGltf(rt.Builder(), ragdoll_rig().json_bytes())
+
+    @cached_property
+    def ragdoll_gltf_skeleton(self):
+        b = rt.Builder()
+        capi.maniBuildGltfSkeleton(b, self.ragdoll_gltf(), 0, capi.maniDefaultGltfOptions())
+        return rt.Skeleton.open(capi.maniBuilder_CopyBuilt(b))
+
     @cached_property
     def gltf_skeleton(self):
         b = rt.Builder()
@@ -598,6 +609,8 @@ def valid_calls(w: World) -> dict:
         "maniBuildGltfClip": lambda: (rt.Builder(), w.read_gltf, 0, w.gltf_skeleton,
                                       gltf_options, capi.maniDefaultImportClipOptions()),
         "maniGltf_ReadSprings": lambda: (w.gltf(), w.gltf_skeleton, gltf_options),
+        "maniGltf_ReadRagdoll": lambda: (w.ragdoll_gltf(), w.ragdoll_gltf_skeleton, gltf_options,
+                                         [0.0, 0.0, 1.0], [0.0, 1.0, 0.0]),
         "maniGltf_GetPrimitiveTargetCount": lambda: (w.read_gltf, 0, 0),
         "maniGltf_GetMorphWeights": lambda: (w.read_gltf, 3, np.zeros(1, np.float32)),
         "maniBuildGltfInfluences": lambda: (rt.Builder(), w.read_gltf, 0, 0, w.gltf_skin),
