@@ -223,7 +223,7 @@ def _sample(buf, meta, consts, ranges, base, k, rows, out):
 
 @kernel
 def interpolate(a, b, dots, f, bones, fill, out):
-    """A pose's locals from two decoded samples, as ClipSampling._write makes them: every bone
+    """A pose's locals from two samples (a clip's, a cursor's or decoded ones): every bone
     `fill` (its rest or the identity) unless every bone is tracked, each tracked bone's
     row a + f (b - a), its rotation divided by sqrt(1 - c (1 - a.b)), c = 2 f (1 - f)
     (binary32, the scalars rounded as numpy rounds them)."""

@@ -22,6 +22,7 @@ from ..pose.pose import Pose, PoseBatch
 from ..pose.skeleton import Skeleton
 
 F32_MAX = float(np.finfo(np.float32).max)
+_NO_DOTS = np.zeros(0, np.float32)      # a clip of one sample's: never read (f is 0)
 
 
 def seconds(time, what: str = "time") -> float:
@@ -147,31 +148,6 @@ class ClipSampling:
             raise InvalidError("a pose of another skeleton")
         return bound
 
-    def _write(self, a: np.ndarray, b: np.ndarray, dots, f: float, skeleton: Skeleton,
-               bound: tuple, locals_: np.ndarray) -> None:
-        """Interpolates two (B, 10) sample rows (with their rotations' dot products; None for a
-        clip of one sample) into a pose's locals: lerp,
-        then the rotation columns normalized (nlerp); untracked bones take the rest (or the
-        identity). nlerp's length comes from the samples' dot products, kept at the open:
-        |a + f (b - a)|^2 = 1 - c (1 - a.b) with c = 2 f (1 - f), so no reduction runs over
-        the strided rotation columns, and a time on the grid reads its sample exactly."""
-        s = self._scratch()
-        whole = bound[3]
-        dst = locals_ if whole else s.rows
-        np.subtract(b, a, out=dst)
-        np.multiply(dst, f, out=dst)
-        np.add(dst, a, out=dst)
-        c = 2.0 * f * (1.0 - f)
-        if c:
-            np.multiply(dots, c, out=s.norm)
-            np.add(s.norm, 1.0 - c, out=s.norm)
-            np.sqrt(s.norm, out=s.norm)
-            q = dst[:, 3:7]
-            np.divide(q, s.norm_col, out=q)
-        if not whole:
-            np.copyto(locals_, bound[2] if self.is_additive else skeleton.rests)
-            locals_[self._bones] = dst
-
     def sample(self, skeleton: Skeleton, time, out: Pose) -> None:
         """maniClip_Sample: every bone's local at a time (clamped, NaN as 0); the model stale.
 
@@ -195,16 +171,14 @@ class ClipSampling:
 
     def _sample_rows(self, a: np.ndarray, b: np.ndarray, dots, f: float, skeleton: Skeleton,
                      bound: tuple, out: Pose) -> None:
-        """sample() from two samples as given (the clip's, decoded ones, or a cursor's). A
-        compressed clip interpolates in one compiled pass (compress_kernels.interpolate, the
-        same arithmetic as _write's), since its decode is one already."""
-        if self.is_compressed:
-            ck.interpolate(a, b, dots, float(f), self._bones64, bound[5], out.locals)
-        elif self._mutable:
-            with np.errstate(all="ignore"):
-                self._write(a, b, dots, f, skeleton, bound, out.locals)
-        else:
-            self._write(a, b, dots, f, skeleton, bound, out.locals)
+        """sample() from two (B, 10) samples as given (the clip's, decoded ones, or a
+        cursor's), with their rotations' dot products (None for a clip of one sample), in
+        one compiled pass (compress_kernels.interpolate): lerp, then the rotation columns
+        normalized (nlerp); untracked bones take the rest (or the identity). nlerp's length
+        comes from the samples' dot products, kept at the open: |a + f (b - a)|^2 =
+        1 - c (1 - a.b) with c = 2 f (1 - f), so a time on the grid reads its sample exactly."""
+        ck.interpolate(a, b, _NO_DOTS if dots is None else dots, f, self._bones64, bound[5],
+                       out.locals)
         out.mark_kind(self.is_additive)
 
     def sample_bones(self, skeleton: Skeleton, time, bones, out: Pose) -> None:

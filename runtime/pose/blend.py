@@ -89,7 +89,7 @@ _IDENTITY_REST.flags.writeable = False      # read-only, as a skeleton's rests: 
 
 # ---- kernels: per bone, binary64 arithmetic on binary32 inputs, binary32 stored ------------
 
-@kernel(inner=True)
+@kernel(inner=True, inline=True)
 def _qmul(ax, ay, az, aw, bx, by, bz, bw):
     """Hamilton product a * b (apply b, then a), xyzw."""
     return (aw * bx + ax * bw + ay * bz - az * by,
@@ -98,7 +98,7 @@ def _qmul(ax, ay, az, aw, bx, by, bz, bw):
             aw * bw - ax * bx - ay * by - az * bz)
 
 
-@kernel(inner=True)
+@kernel(inner=True, inline=True)
 def _join(acc, row, share):
     """Adds a layer's row at its share to a bone's binary64 sums: translation and scale as
     they are, the rotation on the arc agreeing with the sum so far (a dot of -0 or 0 agrees)."""
@@ -148,7 +148,7 @@ def _blend(locals_, weights, threshold, rest, out):
                 out[b, c] = r[c]
 
 
-@kernel(inner=True)
+@kernel(inner=True, inline=True)
 def _bone_difference(a, b, d):
     """One bone's difference of row a from basis row b into row d (which may be either: every
     input is read before the first write): t - t_b, r_b^-1 r normalized, s / s_b."""
