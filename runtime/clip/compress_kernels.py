@@ -246,6 +246,36 @@ def interpolate(a, b, dots, f, bones, fill, out):
 
 
 @kernel
+def interpolate_batch(first, second, dots, i, j, f, lo, hi, bones, fill, rows, out):
+    """Poses lo to hi - 1 of a batch: pose rows[k] (k itself where rows is empty) from
+    first[i[k]] and second[j[k]] at f[k] (binary32) with dots[i[k]], as interpolate makes
+    one pose but with c = 2 f (1 - f) in binary32, as the batched numpy path it replaced
+    did; the rotation divided by the length even at c = 0 (by 1: the same bits). Each pose
+    on its own from inputs no pose writes: spans of poses on several threads give the bits
+    of one call (given rows without repeats)."""
+    two, one = np.float32(2.0), np.float32(1.0)
+    whole = bones.size == out.shape[1]
+    for k in range(lo, hi):
+        o = out[rows[k] if rows.size else k]
+        if not whole:
+            for bone in range(o.shape[0]):
+                for col in range(10):
+                    o[bone, col] = fill[bone, col]
+        fk = f[k]
+        c = two * fk * (one - fk)
+        rest = one - c
+        a, b = first[i[k]], second[j[k]]
+        for r in range(bones.size):
+            bone = bones[r]
+            for col in range(10):
+                o[bone, col] = a[r, col] + (b[r, col] - a[r, col]) * fk
+            if dots.shape[0]:           # none for a clip of one sample
+                norm = np.float32(math.sqrt(dots[i[k], r] * c + rest))
+                for col in range(3, 7):
+                    o[bone, col] = o[bone, col] / norm
+
+
+@kernel
 def _hemispheres(a, b, dots):
     """Each of b's rotations turned into a's hemisphere; their dot products, binary32."""
     for r in range(a.shape[0]):
