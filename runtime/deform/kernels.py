@@ -434,7 +434,8 @@ def _rotation_quaternion(a, k, e):
 def dual_quaternions(palette, out):
     """out (joints, 20) from palette (joints, 3, 4), binary64 then rounded: each A = R S as
     R's quaternion q (w >= 0), the dual part q_t q / 2 (q_t the translation as a pure
-    quaternion), and S = R^T A, three rows of four (the fourth 0)."""
+    quaternion), and S = R^T A, three rows of four (the fourth 0). Each joint on its own:
+    spans of joints on several threads give the bits of one call."""
     k = np.empty((4, 4))
     e = np.empty((4, 4))
     for j in range(palette.shape[0]):

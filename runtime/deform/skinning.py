@@ -44,6 +44,7 @@ from ..core.scratch import Scratch, thread_scratch, vertex_range
 
 DUAL_QUATERNION_FLOATS = kernels.DUAL_FLOATS
 SPAN_VERTICES = 8192        # vertices a thread at least: a thread's start costs ~20 us
+SPAN_JOINTS = 32            # joints a thread at least, for their dual quaternions (~1 us each)
 
 
 class StreamKind(IntEnum):
@@ -267,7 +268,10 @@ def palette_to_dual_quaternions(palette, out=None) -> np.ndarray:
     if not np.isfinite(p).all():
         raise InvalidError("a palette matrix not finite")
     result = _out(out, (p.shape[0], DUAL_QUATERNION_FLOATS))
-    kernels.dual_quaternions(p, result)
+
+    def span(lo, hi):           # each joint on its own: the same bits on any thread count
+        kernels.dual_quaternions(p[lo:hi], result[lo:hi])
+    threads.run_spans(span, 0, p.shape[0], SPAN_JOINTS)
     return result
 
 
