@@ -44,7 +44,7 @@ from ..core.scratch import Scratch, thread_scratch, vertex_range
 
 DUAL_QUATERNION_FLOATS = kernels.DUAL_FLOATS
 SPAN_VERTICES = 8192        # vertices a thread at least: a thread's start costs ~20 us
-SPAN_JOINTS = 32            # joints a thread at least, for their dual quaternions (~1 us each)
+SPAN_JOINTS = 64            # joints a thread at least (~1 us each): 80 gain less than a handoff
 
 
 class StreamKind(IntEnum):
