@@ -263,8 +263,10 @@ def blend_poses(skeleton: Skeleton, layers: Sequence[BlendLayer], threshold: flo
     _check_output(out, skeleton, "the output")
     layers = args.records(layers, BlendLayer, "layers")
     for i, layer in enumerate(layers):
-        _check_pose(layer.pose, skeleton, f"layer {i}")
-        if layer.pose is out or np.may_share_memory(layer.pose.buffer, out.buffer):
+        given = layer.pose
+        if not (isinstance(given, Pose) and given.of(skeleton)):
+            _check_pose(given, skeleton, f"layer {i}")    # the error, named
+        if given is out or np.may_share_memory(given.buffer, out.buffer):
             raise InvalidError(f"layer {i} is the output")
     kinds = {layer.pose.is_difference for layer in layers}
     if len(kinds) > 1:
@@ -343,8 +345,10 @@ def add_layers(pose: Pose, skeleton: Skeleton, layers: Sequence[BlendLayer]) -> 
         raise InvalidError("a difference as the pose")
     layers = args.records(layers, BlendLayer, "layers")
     for i, layer in enumerate(layers):
-        _check_pose(layer.pose, skeleton, f"layer {i}")
-        if not layer.pose.is_difference:
+        given = layer.pose
+        if not (isinstance(given, Pose) and given.of(skeleton)):
+            _check_pose(given, skeleton, f"layer {i}")    # the error, named
+        if not given.is_difference:
             raise InvalidError(f"layer {i} is not a difference")
     n = skeleton.bone_count
     scalars, masks = _layer_weights(layers, n)
