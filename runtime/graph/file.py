@@ -100,6 +100,7 @@ class Graph:
         maps = c.array(b"RMAP", "<u8", (nr, 2))
         self.map_identities = [int(v) for v in maps[:, 0]]
         self.map_source_identities = [int(v) for v in maps[:, 1]]
+        _check_map_slots(c, self.map_identities, self.clip_maps)
         masks = c.array(b"MASK", "<f4", (nk, bones))
         bad = np.flatnonzero(~((masks >= 0) & (masks <= 1)).reshape(-1))
         if bad.size:
@@ -236,14 +237,26 @@ def _clip_slots(c: Container, count: int, maps: int):
         at = base + CLIP_SLOT.size * k
         if not (m == NO_TRACK or m < maps):
             raise FormatError(f"clip slot {k}: map slot out of range", at + 8)
-        if f > 3:
-            raise FormatError(f"clip slot {k}: flags unknown", at + 12)
+        if f > 3 or (m != NO_TRACK and f & CLIP_ADDITIVE):
+            raise FormatError(f"clip slot {k}: flags unknown, or an additive clip through a map",
+                              at + 12)
         if r0 or r1:
             raise FormatError(f"clip slot {k}: reserved field set", at + (16 if r0 else 20))
         identities.append(identity)
         flags.append(f)
         slot_maps.append(m)
     return identities, flags, slot_maps
+
+
+def _check_map_slots(c: Container, identities: list, clip_maps: list) -> None:
+    """Each map slot a distinct map that some clip slot names (the build gives one to each
+    map the clip slots name, and no more)."""
+    base = c.offset_of(b"RMAP")
+    named = set(clip_maps)
+    for k, identity in enumerate(identities):
+        if identity in identities[:k] or k not in named:
+            raise FormatError(f"map slot {k}: a map listed twice or named by no clip slot",
+                              base + MAP_SLOT.size * k)
 
 
 def _database_slots(c: Container, count: int, clips: int):
