@@ -13,8 +13,7 @@ __all__ = ["maniBuildGraph", "maniWriteGraphJson", "maniBuildGraphJson"]
 
 _NODES = "the motion-matching and learned node kinds"
 __pending__ = {
-    "maniBuildGraph": f"{_NODES} are refused: not built yet; an additive clip through a"
-                      " retargeting map is refused (bake it with maniBuildRetargetedClip)",
+    "maniBuildGraph": f"{_NODES} are refused: not built yet",
     "maniBuildGraphJson": f"{_NODES} have no JSON form yet",
     "maniWriteGraphJson": f"{_NODES} are not written yet",
 }

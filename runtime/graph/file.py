@@ -237,9 +237,8 @@ def _clip_slots(c: Container, count: int, maps: int):
         at = base + CLIP_SLOT.size * k
         if not (m == NO_TRACK or m < maps):
             raise FormatError(f"clip slot {k}: map slot out of range", at + 8)
-        if f > 3 or (m != NO_TRACK and f & CLIP_ADDITIVE):
-            raise FormatError(f"clip slot {k}: flags unknown, or an additive clip through a map",
-                              at + 12)
+        if f > 3:
+            raise FormatError(f"clip slot {k}: flags unknown", at + 12)
         if r0 or r1:
             raise FormatError(f"clip slot {k}: reserved field set", at + (16 if r0 else 20))
         identities.append(identity)

@@ -15,8 +15,7 @@ Refusals (InvalidError unless a bound is passed: LimitError), for the source's o
     Clip             item the slot, other SLOT_FAULT | 0 not a ClipSlotSource, 1 no opened
                      clip, 2 a clip of another skeleton (than the graph's, or its map's source
                      for a retargeted slot), 3 a retargeting map that is not an opened map made
-                     for the graph's skeleton, 4 an additive clip through a map (bake it with
-                     maniBuildRetargetedClip: a difference carried needs the rests'); past
+                     for the graph's skeleton; past
                      MAX_GRAPH_RETARGET_MAPS distinct maps (LimitError): item the first clip
                      slot naming a map past it, other the limit
     Database, Model, SpringSetSlot
@@ -207,9 +206,6 @@ def _clip_slot(s, i: int, skeleton) -> Slot:
     if s.clip.skeleton_identity != (skeleton.identity if m is None else m.source_identity):
         raise InvalidError(f"clip slot {i}: a clip of another skeleton", reason=R, item=i,
                            other=SLOT_FAULT | 2)
-    if m is not None and s.clip.is_additive:
-        raise InvalidError(f"clip slot {i}: an additive clip through a map", reason=R, item=i,
-                           other=SLOT_FAULT | 4)
     flags = (1 if s.clip.is_additive else 0) | (2 if s.all_events else 0)
     return Slot(raw, s.clip, int(s.clip.identity), flags, map=m)
 

@@ -36,7 +36,9 @@ from ...ik.body.description import scratch_size as body_scratch
 from ...ik.body.frames import solve_packed
 from ...ik.chain import path_to
 from ...ik.kernels import CCD, FABRIK
+from ...core.transform import IDENTITY
 from ...mapping.retarget_kernels import retarget_locals
+from ...pose.blend import _add as add_differences, _difference as pose_difference
 from ...pose.pose import Pose
 from ..solving import chain_limits, solver_bones
 from ..springs import spring_values, written_bones
@@ -156,7 +158,10 @@ def _transfer(b, st, rest):
 def _clip_transfer(b, st, k, node):
     """A retargeted clip: each weighing lane's clip sampled on the map's source skeleton,
     carried into the graph's by the map's own kernel (as maniRetargetMap_RetargetPose
-    carries it), then the rows evaluated written; the whole pose is carried under a plan."""
+    carries it), then the rows evaluated written; the whole pose is carried under a plan.
+    An additive clip's difference is carried as maniBuildRetargetedClip bakes one: added to
+    the source's rest, carried, and taken as the difference from the rest carried (the
+    identity difference where that is not finite, a rest scale of 0)."""
     r = b.runs[k]
     clip, (m, src) = r.clip, r.map
     ns, nt = src.bone_count, b.skeleton.bone_count
@@ -168,6 +173,12 @@ def _clip_transfer(b, st, k, node):
     tail = (src.parents, b.skeleton.parents, m._ints, m._reals)
     rows, whole = st.rows, st.rows.size == nt
     a, c = 40 * ns, 80 * ns
+    additive = r.additive
+    if additive:        # a difference is added to the source's rest, carried, and taken from the rest carried
+        rest = np.ascontiguousarray(src.rests, dtype=np.float32)
+        carried_rest = m.retarget_samples(src, b.skeleton, rest[None])[0]
+        ones = np.ones((1, ns))
+        none = np.tile(IDENTITY, (nt, 1)).astype(np.float32)
 
     def step(e):
         mem = e.transfer
@@ -181,7 +192,15 @@ def _clip_transfer(b, st, k, node):
                 continue
             kernels.sample_clip(S[lane:lane + 1], *head, sampled, 0)
             local[...] = sampled[0, :, 0, :].T
-            retarget_locals(*tail, local, out, work)
+            if additive:
+                full = mem[:a].view(np.float32).reshape(ns, 10)     # the sample's memory, read
+                full[...] = rest
+                add_differences(full, local[None], ones)
+                retarget_locals(*tail, full, out, work)
+                if pose_difference(out, carried_rest, out) >= 0:     # not finite: no difference
+                    out[...] = none
+            else:
+                retarget_locals(*tail, local, out, work)
             if whole:
                 e.slots[node.slot, :, lane, :] = out.T
             else:
