@@ -38,11 +38,15 @@ from ...ik.body.description import (BodyBone, BodyEffector, BodyLimit, BodyLimit
 class GraphNamedAssets:
     """maniGraphNamedAssets: the skeleton a text's graph is built against, and the assets its
     slot names take, each a list of (name, asset) pairs or a dict (the first of equal names
-    wins), and the mirror map every graph read takes."""
+    wins), and the mirror map every graph read takes. `retarget_maps` pairs a clip's name with
+    the map the host plays it through (a clip of the map's source skeleton): a clip slot of
+    that name takes the clip and its map."""
 
-    def __init__(self, skeleton, clips=(), databases=(), models=(), spring_sets=(), mirror_map=None):
+    def __init__(self, skeleton, clips=(), databases=(), models=(), spring_sets=(), mirror_map=None,
+                 retarget_maps=()):
         self.skeleton = skeleton
         self.clips = clips
+        self.retarget_maps = retarget_maps
         self.databases = databases
         self.models = models
         self.spring_sets = spring_sets
@@ -145,7 +149,7 @@ def from_json(v: Value, assets: GraphNamedAssets, top: bool = True) -> GraphSour
         clip = _lookup(assets.clips, name)
         if clip is None:
             raise form_error(GraphForm.name, o.at("name"), f"no clip named {name!r} among the assets")
-        clips.append(ClipSlotSource(name, clip, o.flag("allEvents")))
+        clips.append(ClipSlotSource(name, clip, o.flag("allEvents"), _lookup(assets.retarget_maps, name)))
     syncs = []
     for s in g.items("syncGroups", []):
         if s.kind != "string":
