@@ -352,6 +352,8 @@ class World:
         capi.maniBuildGltfSkin(b, self.read_gltf, 0, self.gltf_skeleton,
                                capi.maniDefaultGltfOptions())
         return capi.maniOpenSkin(capi.maniBuilder_CopyBuilt(b))
+
+    @cached_property
     def match_clip(self):
         """A clip whose root curves and turns, with a float track and its mirror partner."""
         sk = self.skeleton
