@@ -42,6 +42,26 @@ def _first(mask) -> int | None:
     return int(bad[0]) if bad.size else None
 
 
+def _split(layers, roles, counts, first: int, net: int) -> list | None:
+    """Layer counts that chain every network from its role's input to its output over the
+    layers from `first`, each network's own count tried first; None when none do."""
+    if net == len(roles):
+        return [] if first == len(layers) else None
+    n_in, n_out = roles[net]
+    own = int(counts[net])
+    for k in [own] + [k for k in range(1, MAX_LEARNED_LAYERS + 1) if k != own]:
+        end = first + k
+        if not 1 <= k <= MAX_LEARNED_LAYERS or end > len(layers):
+            continue
+        run = layers[first:end]
+        if run[0, 0] != n_in or run[-1, 1] != n_out or (run[1:, 0] != run[:-1, 1]).any():
+            continue
+        rest = _split(layers, roles, counts, end, net + 1)
+        if rest is not None:
+            return [k] + rest
+    return None
+
+
 class LearnedModel:
     """A learned model file opened in place. A view no open wrote answers as for NULL."""
 
@@ -82,7 +102,14 @@ class LearnedModel:
         if up == forward:
             raise FormatError("axes not two of x, y and z", at + 64)
         nnets = 2 + nproj
-        for count, place, items in ((nchan, 48, {b"DCHN": (CHANNEL.itemsize, 0)}),
+        if c.sections[b"DTIM"][1] != 4 * ntimes and \
+                c.sections[b"DCHN"][1] == CHANNEL.itemsize * nchan:
+            # the channels' own time counts witness which of the count and the size is wrong
+            chans = c.array(b"DCHN", CHANNEL, (nchan,))
+            if int(chans["time_count"].astype(np.int64).sum()) == ntimes:
+                raise FormatError("section b'DTIM' not the channels' times", c.size_field(b"DTIM"))
+        for count, place, items in ((feats, 20, {b"DNRM": (8, 0)}), (bones, 28, {b"LSCA": (12, 0)}),
+                                    (nchan, 48, {b"DCHN": (CHANNEL.itemsize, 0)}),
                                     (ntimes, 52, {b"DTIM": (4, 0)}),
                                     (nchtracks, 56, names.count_items(b"T")),
                                     (nscaled, 32, {b"LBON": (4, 0)}),
@@ -117,16 +144,21 @@ class LearnedModel:
             raise FormatError("a bone's scale not finite", c.offset_of(b"LSCA", 4 * place))
         tags = c.array(b"LPRJ", "<u4", (nproj, 2))
         counts = c.array(b"LNLC", "<u4", (nnets,)).astype(np.int64)
-        place = _first((counts < 1) | (counts > MAX_LEARNED_LAYERS))
-        if place is None and counts.sum() != nlayers:
-            place = nnets - 1
-        if place is not None:
-            raise FormatError("a network's layer count out of range or not the layers'",
-                              c.offset_of(b"LNLC", 4 * place))
         layers = c.array(b"LLAY", "<u4", (nlayers, 2)).astype(np.int64)
         state = feats + latent
         outputs = decompressor_outputs(bones, nscaled, ntracks, nevents)
         roles = [(state, outputs), (state, state)] + [(feats, state)] * nproj
+        stepper = int(counts[0]) if 1 <= counts[0] < nlayers else 0
+        if layers[0, 0] == layers[stepper, 0] != state and counts[0] + counts[1] <= nlayers \
+                and layers[stepper + counts[1] - 1, 1] == layers[0, 0]:
+            raise FormatError("a latent count the networks' states do not have", at + 24)
+        place = _first((counts < 1) | (counts > MAX_LEARNED_LAYERS))
+        if place is None and counts.sum() != nlayers:
+            split = _split(layers, roles, counts, 0, 0)
+            place = nnets - 1 if split is None else _first(np.array(split) != counts)
+        if place is not None:
+            raise FormatError("a network's layer count out of range or not the layers'",
+                              c.offset_of(b"LNLC", 4 * place))
         meta = self._check_layers(c, layers, counts, roles, fmt)
         n_norm = sum(2 * a + 2 * b for a, b in roles)
         norms = c.array(b"LNRM", "<f4", (n_norm,))
@@ -241,8 +273,11 @@ class LearnedModel:
                 i = first + k
                 a, b = int(layers[i, 0]), int(layers[i, 1])
                 if a != width:
+                    # the biases' size witnesses the outputs: when they disagree the layer
+                    # before's outputs are wrong, else this layer's inputs
+                    outputs_wrong = k > 0 and 4 * int(layers[:, 1].sum()) != c.sections[b"LBIA"][1]
                     raise FormatError("a layer that does not chain from the one before",
-                                      at + 8 * i)
+                                      at + 8 * i - 4 if outputs_wrong else at + 8 * i)
                 if not 1 <= b <= MAX_LEARNED_WIDTH or (k + 1 == count and b != n_out):
                     raise FormatError("a layer's outputs out of range or not its role's",
                                       at + 8 * i + 4)
