@@ -25,6 +25,24 @@ META_WIDTH = 3 + 8 + 1 + 3 * 8 + 4   # room for MAX_LEARNED_LAYERS layers
 
 
 @kernel(inner=True)
+def _add(out, v, w):
+    for i in range(out.size):
+        out[i] += v * w[i]
+
+
+@kernel(inner=True)
+def _add4(out, v0, w0, v1, w1, v2, w2, v3, w3):
+    for i in range(out.size):
+        out[i] = (((out[i] + v0 * w0[i]) + v1 * w1[i]) + v2 * w2[i]) + v3 * w3[i]
+
+
+@kernel(inner=True)
+def _add_quant(out, v, q):
+    for i in range(out.size):
+        out[i] += v * np.float32(q[i])
+
+
+@kernel(inner=True)
 def _forward(meta, reals, quants, x, a, b, out):
     """Evaluates one network on x into out (its output width); a and b hold the layers in
     between. Returns whether every output is finite."""
@@ -40,20 +58,42 @@ def _forward(meta, reals, quants, x, a, b, out):
     for k in range(layers):
         nin, nout = meta[2 + k], meta[3 + k]
         w, s, bias = meta[p + 3 * k], meta[p + 3 * k + 1], meta[p + 3 * k + 2]
-        for i in range(nout):
-            dst[i] = reals[bias + i]
-        for j in range(nin):
-            v = src[j]
-            if v == 0.0:
-                continue
-            row = w + j * nout
-            if quant:
-                v = v * reals[s + j]
-                for i in range(nout):
-                    dst[i] += v * np.float32(quants[row + i])
-            else:
-                for i in range(nout):
-                    dst[i] += v * reals[row + i]
+        out_row = dst[:nout]
+        out_row[:] = reals[bias:bias + nout]
+        if quant:
+            for j in range(nin):
+                v = src[j]
+                if v != 0.0:
+                    row = w + j * nout
+                    _add_quant(out_row, v * reals[s + j], quants[row:row + nout])
+        else:
+            # four nonzero inputs a pass: each output still adds them one after another
+            held = 0
+            v0 = v1 = v2 = np.float32(0.0)
+            r0 = r1 = r2 = 0
+            for j in range(nin):
+                v = src[j]
+                if v == 0.0:
+                    continue
+                row = w + j * nout
+                if held == 0:
+                    v0, r0 = v, row
+                elif held == 1:
+                    v1, r1 = v, row
+                elif held == 2:
+                    v2, r2 = v, row
+                else:
+                    _add4(out_row, v0, reals[r0:r0 + nout], v1, reals[r1:r1 + nout],
+                          v2, reals[r2:r2 + nout], v, reals[row:row + nout])
+                    held = 0
+                    continue
+                held += 1
+            if held > 0:
+                _add(out_row, v0, reals[r0:r0 + nout])
+            if held > 1:
+                _add(out_row, v1, reals[r1:r1 + nout])
+            if held > 2:
+                _add(out_row, v2, reals[r2:r2 + nout])
         if k + 1 < layers:
             for i in range(nout):
                 if not dst[i] > 0.0:
