@@ -10,7 +10,7 @@ import pytest
 import runtime as rt
 from runtime import capi
 from runtime.core.errors import BuildReason as R
-from runtime.learned import LearnedLayer, LearnedModel, LearnedNetwork, LearnedProjector
+from runtime.learned import LearnedLayer, LearnedModel, LearnedProjector
 from runtime.learned.limits import (MAX_LEARNED_EVENTS, MAX_LEARNED_FLOAT_TRACKS,
                                     MAX_LEARNED_LATENT, MAX_LEARNED_LAYERS,
                                     MAX_LEARNED_PROJECTORS, MAX_LEARNED_WEIGHTS,

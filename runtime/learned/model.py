@@ -76,7 +76,7 @@ class LearnedModel:
 
     @property
     def is_open(self) -> bool:
-        return self.identity != 0 or self.scratch_size > 0
+        return self.scratch_size > 0
 
     # ---- the open's checks
     def _open(self, buf: np.ndarray) -> None:
@@ -460,8 +460,3 @@ class LearnedModel:
         pose.mark_stale()
         return result
 
-
-def opened(model, what: str = "model") -> LearnedModel:
-    if not isinstance(model, LearnedModel) or not model.is_open:
-        raise InvalidError(f"{what} is not an opened learned model")
-    return model

@@ -185,13 +185,13 @@ def _network(net, item: int, n_in: int, n_out: int) -> _Net:
     return _Net(weights, biases, norm)
 
 
-def _names(values, what: str, reason: BuildReason, bound: int) -> list[bytes]:
+def _names(values, what: str, reason: BuildReason) -> tuple[list[bytes], list[int]]:
+    """A list's names as UTF-8 and their hashes; a refusal's other carries the list."""
     if not isinstance(values, (list, tuple)):
         raise _refuse(f"{what} is not a list", BuildReason.Count)
     tag = int(reason) << LIST_SHIFT
     raws = [names.name_bytes(v, what, i, reason_other=tag) for i, v in enumerate(values)]
-    names.check_unique(raws, what, other_bits=tag)
-    return raws
+    return raws, names.check_unique(raws, what, other_bits=tag)
 
 
 def _check(source: LearnedModelSource):
@@ -250,12 +250,11 @@ def _check(source: LearnedModelSource):
     bad = np.flatnonzero(~np.isfinite(scales).all(axis=1))
     if bad.size:
         raise _refuse(f"bone {bad[0]}'s scale is not finite", BuildReason.NotFinite, int(bad[0]))
-    tracks = _names(source.float_tracks, "float track", BuildReason.FloatTrack,
-                    MAX_LEARNED_FLOAT_TRACKS)
-    events = _names(source.events, "event", BuildReason.Event, MAX_LEARNED_EVENTS)
+    tracks = _names(source.float_tracks, "float track", BuildReason.FloatTrack)
+    events = _names(source.events, "event", BuildReason.Event)
     feats = db.feature_count
     state = feats + latent
-    outputs = decompressor_outputs(bones, len(scaled), len(tracks), len(events))
+    outputs = decompressor_outputs(bones, len(scaled), len(tracks[0]), len(events[0]))
     nets = [_network(source.decompressor, 0, state, outputs),
             _network(source.stepper, 1, state, state)]
     tags = []
@@ -322,7 +321,7 @@ def build(source: LearnedModelSource) -> bytes:
         extra = []
     db_secs, ntimes, ntracks = _database_sections(db)
     header = HEADER.pack(sk.identity, db.identity, np.float32(rate), db.feature_count, latent,
-                         sk.bone_count, len(scaled), len(tracks), len(events), len(tags),
+                         sk.bone_count, len(scaled), len(tracks[0]), len(events[0]), len(tags),
                          db.channel_count, ntimes, ntracks, db.up_axis, db.forward_axis,
                          int(fmt), len(layers))
     sections = [
@@ -335,8 +334,8 @@ def build(source: LearnedModelSource) -> bytes:
         Section(b"LNRM", 0, np.concatenate([v for n in nets for v in n.norm]).astype("<f4").tobytes()),
         Section(b"LBIA", 0, np.concatenate([b for n in nets for b in n.biases]).astype("<f4").tobytes()),
         Section(b"LWGT", 0, blob), *extra,
-        *names.sections(b"F", tracks, names.check_unique(tracks, "float track")),
-        *names.sections(b"E", events, names.check_unique(events, "event")),
+        *names.sections(b"F", *tracks),
+        *names.sections(b"E", *events),
     ]
     return container.write(FileKind.learned_model, FORMAT_VERSION, FORMAT_MINOR, sections)
 
