@@ -328,6 +328,8 @@ class World:
         placement = [0.5, 0, 0.2, 0, 0.2, 0, 0.9797959, 1, 1, 1]
         return capi.maniRagdoll_ComputeBodiesFromPose(self.ragdoll, self.model_pose(), placement,
                                                       self.model_pose(), placement, 1 / 60)[0]
+
+    @cached_property
     def gltf_bytes(self):
         from gltf_make import rig
         return rig().json_bytes()
