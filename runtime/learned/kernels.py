@@ -31,9 +31,11 @@ def _add(out, v, w):
 
 
 @kernel(inner=True)
-def _add4(out, v0, w0, v1, w1, v2, w2, v3, w3):
+def _add8(out, v, w0, w1, w2, w3, w4, w5, w6, w7):
+    v0, v1, v2, v3, v4, v5, v6, v7 = v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
     for i in range(out.size):
-        out[i] = (((out[i] + v0 * w0[i]) + v1 * w1[i]) + v2 * w2[i]) + v3 * w3[i]
+        out[i] = (((((((out[i] + v0 * w0[i]) + v1 * w1[i]) + v2 * w2[i]) + v3 * w3[i])
+                    + v4 * w4[i]) + v5 * w5[i]) + v6 * w6[i]) + v7 * w7[i]
 
 
 @kernel(inner=True)
@@ -43,9 +45,10 @@ def _add_quant(out, v, q):
 
 
 @kernel(inner=True)
-def _forward(meta, reals, quants, x, a, b, out):
+def _forward(meta, reals, quants, x, a, b, out, vals, rows):
     """Evaluates one network on x into out (its output width); a and b hold the layers in
-    between. Returns whether every output is finite."""
+    between, vals and rows a layer's nonzero inputs and their weights' places. Returns
+    whether every output is finite."""
     quant = meta[0]
     layers = meta[1]
     p = 3 + layers
@@ -67,33 +70,25 @@ def _forward(meta, reals, quants, x, a, b, out):
                     row = w + j * nout
                     _add_quant(out_row, v * reals[s + j], quants[row:row + nout])
         else:
-            # four nonzero inputs a pass: each output still adds them one after another
+            # the nonzero inputs gathered, then eight a pass: each output still adds them
+            # one after another, in the inputs' order
             held = 0
-            v0 = v1 = v2 = np.float32(0.0)
-            r0 = r1 = r2 = 0
             for j in range(nin):
                 v = src[j]
-                if v == 0.0:
-                    continue
-                row = w + j * nout
-                if held == 0:
-                    v0, r0 = v, row
-                elif held == 1:
-                    v1, r1 = v, row
-                elif held == 2:
-                    v2, r2 = v, row
-                else:
-                    _add4(out_row, v0, reals[r0:r0 + nout], v1, reals[r1:r1 + nout],
-                          v2, reals[r2:r2 + nout], v, reals[row:row + nout])
-                    held = 0
-                    continue
-                held += 1
-            if held > 0:
-                _add(out_row, v0, reals[r0:r0 + nout])
-            if held > 1:
-                _add(out_row, v1, reals[r1:r1 + nout])
-            if held > 2:
-                _add(out_row, v2, reals[r2:r2 + nout])
+                if v != 0.0:
+                    vals[held] = v
+                    rows[held] = w + j * nout
+                    held += 1
+            t = 0
+            while t + 8 <= held:
+                r = rows[t:t + 8]
+                _add8(out_row, vals[t:t + 8], reals[r[0]:r[0] + nout], reals[r[1]:r[1] + nout],
+                      reals[r[2]:r[2] + nout], reals[r[3]:r[3] + nout], reals[r[4]:r[4] + nout],
+                      reals[r[5]:r[5] + nout], reals[r[6]:r[6] + nout], reals[r[7]:r[7] + nout])
+                t += 8
+            while t < held:
+                _add(out_row, vals[t], reals[rows[t]:rows[t] + nout])
+                t += 1
         if k + 1 < layers:
             for i in range(nout):
                 if not dst[i] > 0.0:
@@ -111,15 +106,15 @@ def _forward(meta, reals, quants, x, a, b, out):
 
 
 @kernel
-def project(meta, reals, quants, query, a, b, staged):
+def project(meta, reals, quants, query, a, b, staged, vals, rows):
     """Projector: the query's state into staged. Returns whether every value is finite."""
-    return _forward(meta, reals, quants, query, a, b, staged)
+    return _forward(meta, reals, quants, query, a, b, staged, vals, rows)
 
 
 @kernel
-def step(meta, reals, quants, state, dt, a, b, staged):
+def step(meta, reals, quants, state, dt, a, b, staged, vals, rows):
     """Stepper: state += dt * rate of change, only when every new value is finite."""
-    if not _forward(meta, reals, quants, state, a, b, staged):
+    if not _forward(meta, reals, quants, state, a, b, staged, vals, rows):
         return False
     n = state.size
     for i in range(n):
@@ -186,12 +181,12 @@ def _rotation(o, at, locals_, bone):
 
 
 @kernel
-def decompress(meta, reals, quants, state, a, b, staged, scaled, scales, locals_, root,
-               floats, events, tracks_at):
+def decompress(meta, reals, quants, state, a, b, staged, vals, rows, scaled, scales, locals_,
+               root, floats, events, tracks_at):
     """Decompressor: the outputs staged, then (only when every one is finite) written:
     per bone translation and rotation (9 floats), each scaled bone's scale (3; the others
     keep `scales`), the root's motion (6), the float tracks and the events' states."""
-    if not _forward(meta, reals, quants, state, a, b, staged):
+    if not _forward(meta, reals, quants, state, a, b, staged, vals, rows):
         return False
     bones = locals_.shape[0]
     for bone in range(bones):

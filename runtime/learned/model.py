@@ -221,7 +221,7 @@ class LearnedModel:
         self.tracks_at = 9 * bones + 3 * nscaled + ROOT_MOTION
         self.width = int(max(layers.max(), state, outputs, feats))
         self.skeleton_identity, self.database_identity = int(skeleton), int(database)
-        self.scratch_size = 4 * 3 * self.width
+        self.scratch_size = 4 * 4 * self.width + 8 * self.width
         self.identity = c.identity
         self.data = buf
 
@@ -357,13 +357,14 @@ class LearnedModel:
         return self.event_names.name(i) if 0 <= i < self.event_count else None
 
     # ---- the evaluations
-    def _scratch(self, scratch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Three float32 rows of `width` in the caller's scratch (None: this model's own,
-        for one thread at a time)."""
+    def _scratch(self, scratch) -> tuple:
+        """In the caller's scratch (None: this model's own, for one thread at a time): three
+        float32 rows of `width` for the layers, one for a layer's nonzero inputs and an
+        int64 row for their weights' places."""
         if scratch is None:
-            buf = self.__dict__.get("_own")
-            if buf is None:
-                buf = self._own = np.zeros(self.scratch_size // 4, np.float32)
+            raw = self.__dict__.get("_own")
+            if raw is None:
+                raw = self._own = np.zeros(self.scratch_size, np.uint8)
         else:
             try:
                 raw = np.frombuffer(scratch, dtype=np.uint8)
@@ -375,9 +376,10 @@ class LearnedModel:
                 raise InvalidError(f"scratch not aligned to {SCRATCH_ALIGN}")
             if raw.size < self.scratch_size:
                 raise InvalidError(f"{raw.size} bytes of scratch for {self.scratch_size}")
-            buf = raw[:self.scratch_size].view(np.float32)
         w = self.width
-        return buf[:w], buf[w:2 * w], buf[2 * w:3 * w]
+        rows = raw[:8 * w].view(np.int64)
+        buf = raw[8 * w:self.scratch_size].view(np.float32)
+        return buf[:w], buf[w:2 * w], buf[2 * w:3 * w], buf[3 * w:4 * w], rows
 
     def _values(self, values, count: int, what: str) -> np.ndarray:
         """A row of `count` finite float32 values, the caller's array itself when it is one."""
@@ -402,14 +404,15 @@ class LearnedModel:
     def project(self, projector, query, state_out=None, scratch=None) -> np.ndarray:
         """maniLearnedModel_Project: the state the Projector gives the (normalized) query,
         into state_out when given (CapacityError with the count when it is too short)."""
-        p, q, (a, b, staged) = self.project_arguments(projector, query, scratch)
+        p, q, (a, b, staged, vals, rows) = self.project_arguments(projector, query, scratch)
         n = self.state_count
         if state_out is None:
             state_out = np.zeros(n, np.float32)
         out = args.output(state_out, "f", (-1,), "stateOut")
         if out.size < n:
             raise CapacityError(f"{out.size} floats for a state of {n}", count=n)
-        if not kernels.project(self.meta[2 + p], self.reals, self.quants, q, a, b, staged):
+        if not kernels.project(self.meta[2 + p], self.reals, self.quants, q, a, b, staged, vals,
+                               rows):
             raise FormatError("the Projector gives a value past the float range", 0)
         out[:n] = staged[:n]
         return state_out
@@ -426,8 +429,9 @@ class LearnedModel:
         row = s[:n]
         if not np.isfinite(row).all():
             raise InvalidError("state has a value not finite")
-        a, b, staged = self._scratch(scratch)
-        if not kernels.step(self.meta[1], self.reals, self.quants, row, self.dt, a, b, staged):
+        a, b, staged, vals, rows = self._scratch(scratch)
+        if not kernels.step(self.meta[1], self.reals, self.quants, row, self.dt, a, b, staged,
+                            vals, rows):
             raise FormatError("the step takes a value past the float range", 0)
         return state
 
@@ -452,9 +456,9 @@ class LearnedModel:
         root = self._output_row(result.root_motion, ROOT_MOTION, "root_motion")
         floats = self._output_row(result.float_tracks, self.float_track_count, "float_tracks")
         events = self._output_row(result.events, self.event_count, "events")
-        a, b, staged = self._scratch(scratch)
-        if not kernels.decompress(self.meta[0], self.reals, self.quants, s, a, b, staged,
-                                  self.scaled, self.scales, pose.locals, root, floats, events,
+        a, b, staged, vals, rows = self._scratch(scratch)
+        if not kernels.decompress(self.meta[0], self.reals, self.quants, s, a, b, staged, vals,
+                                  rows, self.scaled, self.scales, pose.locals, root, floats, events,
                                   self.tracks_at):
             raise FormatError("the Decompressor gives a value past the float range", 0)
         pose.mark_stale()
