@@ -406,6 +406,30 @@ class World:
     def database(self):
         return capi.maniOpenMotionDatabase(self.match_bytes)
 
+    @cached_property
+    def learned_source(self):
+        from learned_fixtures import source
+        return source(self)
+
+    @cached_property
+    def learned_bytes(self):
+        return _built(capi.maniBuildLearnedModel, self.learned_source)
+
+    @cached_property
+    def learned_model(self):
+        return capi.maniOpenLearnedModel(self.learned_bytes)
+
+    def learned_scratch(self):
+        return np.zeros(self.learned_model.scratch_size // 4 + 1, np.float64)
+
+    def learned_state(self):
+        return np.full(self.learned_model.state_count, 0.25, np.float32)
+
+    def learned_output(self):
+        from runtime.learned import LearnedOutput
+        return LearnedOutput(self.pose(), np.zeros(6, np.float32), np.zeros(1, np.float32),
+                             np.zeros(1, np.float32))
+
     def match_query(self):
         features = capi.maniMotionDatabase_GetFeatures(self.database, 0, np.zeros(64, np.float32), 64)
         raw = np.zeros(features, np.float32)
@@ -618,6 +642,19 @@ def valid_calls(w: World) -> dict:
         "maniBuildMotionDatabase": lambda: (rt.Builder(), w.match_source),
         "maniOpenMotionDatabase": lambda: (w.match_bytes,),
         "maniMotionDatabase_Search": lambda: (w.database, w.match_query()),
+        "maniBuildLearnedModel": lambda: (rt.Builder(), w.learned_source),
+        "maniOpenLearnedModel": lambda: (w.learned_bytes,),
+        "maniLearnedModel_GetNormalization": lambda: (w.learned_model, np.zeros(64, np.float32),
+                                                      np.zeros(64, np.float32), 64),
+        "maniLearnedModel_Project": lambda: (w.learned_model, 1,
+                                             np.full(w.database.feature_count, 0.5, np.float32),
+                                             np.zeros(64, np.float32), 64, w.learned_scratch(),
+                                             w.learned_model.scratch_size),
+        "maniLearnedModel_Step": lambda: (w.learned_model, w.learned_state(), w.learned_scratch(),
+                                          w.learned_model.scratch_size),
+        "maniLearnedModel_Decompress": lambda: (w.learned_model, w.learned_state(),
+                                                w.learned_output(), w.learned_scratch(),
+                                                w.learned_model.scratch_size),
         "maniAdvanceTrajectory": lambda: (Trajectory(velocity=(1, 0, 0)),
                                           TrajectoryGoal((0, 0, 2), (0, 0.6, 0, 0.8)), 0.1),
         "maniMotionDatabase_ComputeTrajectoryFeatures": lambda: (
@@ -658,7 +695,7 @@ def valid_calls(w: World) -> dict:
                 "skin": lambda: w.skin, "binding": lambda: w.binding, "instance": w.instance,
                 "map": lambda: w.mirror_map, "set": lambda: w.spring_set,
                 "ragdoll": lambda: w.ragdoll, "gltf": lambda: w.read_gltf,
-                "database": lambda: w.database}
+                "database": lambda: w.database, "model": lambda: w.learned_model}
     calls = {}
     import inspect
     for name in capi.__all__:

@@ -7,7 +7,7 @@ ROOT = Path(__file__).resolve().parents[1]
 GL_AND_WINDOWS = ("moderngl", "pygame", "imgui_bundle", "imgui")
 # runtime's packages, top down: each may import only those before it (and itself)
 # (mapping and importers take only core, pose and clip; the graph takes mapping)
-RUNTIME_LAYERS = ("core", "pose", "clip", "mapping", "deform", "ik", "physics", "matching", "importers", "graph",
+RUNTIME_LAYERS = ("core", "pose", "clip", "mapping", "deform", "ik", "physics", "matching", "learned", "importers", "graph",
                   "samples", "capi")
 
 
