@@ -177,7 +177,7 @@ def _clip_transfer(b, st, k, node):
     if additive:        # a difference is added to the source's rest, carried, and taken from the rest carried
         rest = np.ascontiguousarray(src.rests, dtype=np.float32)
         carried_rest = m.retarget_samples(src, b.skeleton, rest[None])[0]
-        ones = np.ones((1, ns))
+        one, no_masks = np.ones(1), np.empty((0, ns))   # one difference at weight 1
         none = np.tile(IDENTITY, (nt, 1)).astype(np.float32)
 
     def step(e):
@@ -195,7 +195,7 @@ def _clip_transfer(b, st, k, node):
             if additive:
                 full = mem[:a].view(np.float32).reshape(ns, 10)     # the sample's memory, read
                 full[...] = rest
-                add_differences(full, local[None], ones)
+                add_differences(full, local[None], one, no_masks)
                 retarget_locals(*tail, full, out, work)
                 if pose_difference(out, carried_rest, out) >= 0:     # not finite: no difference
                     out[...] = none
