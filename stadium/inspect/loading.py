@@ -96,6 +96,7 @@ def smooth_normals(positions: np.ndarray, indices: np.ndarray) -> np.ndarray:
 
 # ---- glTF and GLB ----------------------------------------------------------------------
 GLTF_OPTIONS = rt.GltfOptions(fold_placement=True)     # glTF's Y-up metres, placed at the root
+KEYS_RATE = ImportClipOptions(sample_rate=0)           # the file's own key rate, not resampled
 
 
 def _supplied(path: Path, data: bytes) -> rt.Gltf:
@@ -143,7 +144,7 @@ def _gltf(path: Path, data: bytes) -> Asset:
         raise BadFile(path, "its first skin has no triangle mesh")
     for a in range(len(doc.animations)):
         clip = _opened(build_gltf_clip(builder, doc, a, skeleton, GLTF_OPTIONS,
-                                       ImportClipOptions())[0], "clip")
+                                       KEYS_RATE)[0], "clip")
         name = animation_name(doc, a)
         asset.clips.append((name.decode() if name else f"animation {a}", clip))
     return asset
