@@ -38,16 +38,15 @@ class Figure:
         self._buffer = np.zeros((total, 6), np.float32)
         self._normals = np.empty((total, 3), np.float32)
         self.palette = np.empty((self.skin.joint_count, 3, 4), np.float32)
-        self.images = [np.array([[(*p.colour, 255) for p in prims]], np.uint8)]
+        self.images = [p.rgba() for p in prims]
         self.parts, self._jobs = [], []
         for k, (p, s, e) in enumerate(zip(prims, starts[:-1], starts[1:])):
             rows = self._buffer[s:e]
-            rows[:, 3] = (k + 0.5) / len(prims)
-            rows[:, 4] = 0.5
+            rows[:, 3:5] = p.uv if p.uv is not None else 0.5
             self._jobs.append(rt.SkinJob(p.influences, self.palette, streams=[
                 rt.SkinStream(rt.StreamKind.position, p.positions, rows[:, 0:3]),
                 rt.SkinStream(rt.StreamKind.normal, p.normals, self._normals[s:e])]))
-            self.parts.append(RigPart(rows, p.indices, 0, False))
+            self.parts.append(RigPart(rows, p.indices, k, False))
         self._opaque = tuple(self.parts)
         self.pose_ = rt.Pose(self.skeleton)
         self.version = 0

@@ -7,10 +7,12 @@ FormatError with the offset) becomes one BadFile line naming the file.
 """
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from PIL import Image as PILImage
 
 import runtime as rt
 from runtime.importers.bvh import load_bvh
@@ -37,7 +39,15 @@ class Primitive:
     normals: np.ndarray            # (v, 3) float32
     indices: np.ndarray            # (t * 3,) uint32
     influences: rt.Influences
-    colour: tuple                  # (r, g, b) uint8
+    colour: tuple                  # (r, g, b) uint8: the flat colour without a texture
+    uv: np.ndarray | None = None   # (v, 2) float32 into `image`, v = 0 its top row
+    image: np.ndarray | None = None  # (h, w, 4) uint8 base colour texture
+
+    def rgba(self) -> np.ndarray:
+        """The image the part is drawn with: its texture, else one texel of its colour."""
+        if self.image is not None:
+            return self.image
+        return np.array([[(*self.colour, 255)]], np.uint8)
 
 
 @dataclass
@@ -138,7 +148,7 @@ def _gltf(path: Path, data: bytes) -> Asset:
             obj = primitive(doc, mesh, p)
             if obj.get("mode", 4) != 4:
                 continue
-            asset.primitives.append(_gltf_primitive(doc, mesh, p, obj, skin,
+            asset.primitives.append(_gltf_primitive(doc, path, mesh, p, obj, skin,
                                                     len(asset.primitives)))
     if not asset.primitives:
         raise BadFile(path, "its first skin has no triangle mesh")
@@ -150,7 +160,7 @@ def _gltf(path: Path, data: bytes) -> Asset:
     return asset
 
 
-def _gltf_primitive(doc, mesh: int, p: int, obj: dict, skin, k: int) -> Primitive:
+def _gltf_primitive(doc, path: Path, mesh: int, p: int, obj: dict, skin, k: int) -> Primitive:
     names = ["POSITION"] + (["NORMAL"] if "NORMAL" in obj.get("attributes", {}) else [])
     attrs = primitive_attributes(doc, mesh, p, names, {})
     positions = np.ascontiguousarray(attrs["POSITION"], np.float32)
@@ -162,7 +172,32 @@ def _gltf_primitive(doc, mesh: int, p: int, obj: dict, skin, k: int) -> Primitiv
     normals = (np.ascontiguousarray(attrs["NORMAL"], np.float32) if "NORMAL" in attrs
                else smooth_normals(positions, indices))
     influences = _opened(build_gltf_influences(rt.Builder(), doc, mesh, p, skin), "influences")
-    return Primitive(positions, normals, indices, influences, _material_colour(doc, obj, k))
+    out = Primitive(positions, normals, indices, influences, _material_colour(doc, obj, k))
+    image = _base_texture(doc, path, obj)
+    if image is not None and "TEXCOORD_0" in obj.get("attributes", {}):
+        uv = primitive_attributes(doc, mesh, p, ["TEXCOORD_0"], {})["TEXCOORD_0"]
+        out.uv, out.image = np.ascontiguousarray(uv, np.float32), image
+    return out
+
+
+def _base_texture(doc: rt.Gltf, path: Path, prim: dict) -> np.ndarray | None:
+    """The material's base colour texture (set 0) as RGBA, when its image is a PNG or JPEG
+    in a buffer view or a file beside the document; None otherwise (the flat colour then)."""
+    try:
+        material = doc.list("materials")[prim["material"]]
+        info = material["pbrMetallicRoughness"]["baseColorTexture"]
+        if info.get("texCoord", 0) != 0:
+            return None
+        image = doc.list("images")[doc.list("textures")[info["index"]]["source"]]
+        if "bufferView" in image:
+            raw = doc.view_bytes(image["bufferView"], image["bufferView"], "an image").tobytes()
+        elif not str(image.get("uri", "data:")).startswith("data:"):
+            raw = (path.parent / image["uri"]).read_bytes()
+        else:
+            return None
+        return np.asarray(PILImage.open(io.BytesIO(raw)).convert("RGBA"))
+    except (KeyError, IndexError, TypeError, OSError, ValueError, rt.ManiError):
+        return None             # no texture to show, or one we cannot read: the flat colour
 
 
 # ---- FBX -------------------------------------------------------------------------------
