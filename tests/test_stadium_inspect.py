@@ -170,3 +170,57 @@ def test_a_clip_less_asset_shows_its_rest_pose(tmp_path):
     want = _numpy_skinned(figure, None, 0.0)
     size = float(np.ptp(want, axis=0).max())
     assert np.abs(figure.vertices[:, :3] - want).max() <= 1e-5 * size
+
+
+def test_window_plays_scrubs_and_draws_the_skeleton():
+    """The window's game, driven headless: keys pick the clip, pause, step and loop; the
+    bar scrubs; the skeleton layer lands on the bones' projected joints."""
+    from stadium.inspect.figure import Figure
+    from stadium.inspect.loading import load
+    from stadium.inspect.window import BAR, JOINT, TEXT, Inspector, joint_pixels
+    from stadium.render.gfx import Graphics
+    _egl()
+    figure = Figure(load(_staged(FOX)))
+    game = Inspector(figure, scale=1)
+    gfx = Graphics.open_headless((320, 288))
+    try:
+        game.load(gfx)
+        game.update(0.5)
+        assert game.time == pytest.approx(0.5) and game.playing
+        game.keypressed("down")
+        assert game.clip_index == 1 and game.time == 0.0
+        game.update(game.duration + 0.1)                 # loops
+        assert 0.0 < game.time < game.duration
+        game.keypressed("l")
+        game.update(game.duration)                       # runs out and stops
+        assert game.time == game.duration and not game.playing
+        game.keypressed("space")                         # plays again from the start
+        assert game.playing and game.time == 0.0
+        game.keypressed("right")
+        assert not game.playing and game.time == pytest.approx(1 / 30)
+        game.draw(gfx)
+        x, y, w, h = game.viewport
+        game._scrub((x + w // 2, y + h - 1), start=True)
+        assert game.time == pytest.approx(game.duration / 2, rel=0.02)
+        game.draw(gfx)
+        points = joint_pixels(game.stage)
+        inside = [(int(round(px)), int(round(py))) for px, py in points
+                  if 0 <= px < game.layer.shape[1] and 0 <= py < game.layer.shape[0] - BAR]
+        assert len(inside) == len(points)                # the whole skeleton in frame
+        for px, py in inside:
+            assert tuple(game.layer[py, px]) == JOINT
+        game.keypressed("n")                             # the bone names too
+        game.draw(gfx)
+        assert (game.layer[:-BAR] == TEXT).all(axis=2).sum() > 20 * len(points)
+        screen = gfx.read_screen()
+        assert screen[y + h // 2, x + w // 2].any()
+    finally:
+        game.release()
+        gfx.release()
+
+
+def test_no_display_is_one_line_and_exit_2():
+    done = _inspect(_staged(CESIUM))
+    assert done.returncode == 2
+    lines = [l for l in done.stderr.strip().splitlines() if l]
+    assert len(lines) == 1 and "--headless" in lines[0], done.stderr
