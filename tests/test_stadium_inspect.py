@@ -224,3 +224,50 @@ def test_no_display_is_one_line_and_exit_2():
     assert done.returncode == 2
     lines = [l for l in done.stderr.strip().splitlines() if l]
     assert len(lines) == 1 and "--headless" in lines[0], done.stderr
+
+
+def _subtree(ref: Ref, n: int) -> list[int]:
+    return [n] + [k for c in ref.nodes[n].get("children", []) for k in _subtree(ref, c)]
+
+
+def _sorted_rows(a: np.ndarray) -> np.ndarray:
+    a = np.round(np.asarray(a, np.float64), 4)
+    return a[np.lexsort(a.T[::-1])]
+
+
+@pytest.mark.parametrize("name", ["BoxAnimated", "AnimatedTriangle", "BoxDraco"])
+def test_skinless_gltf_rows_are_the_nodes_world_placement(name):
+    """A document without skins shows one root's meshes (the root an animation moves)
+    rigidly on their nodes: the rows are glTF's world matrix of each node times its
+    primitives' positions (for Draco, the decoded box), at several times."""
+    from stadium.inspect.figure import Figure
+    from stadium.inspect.loading import load
+    folder = GLTF / name
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is not staged")
+    path = next(p for p in sorted(folder.iterdir()) if p.suffix in (".gltf", ".glb"))
+    ref = Ref(path)
+    figure = Figure(load(path))
+    roots = ref.j["scenes"][ref.j.get("scene", 0)]["nodes"]
+    moved = {c["target"].get("node") for a in ref.j.get("animations", []) for c in a["channels"]}
+    root = next((r for r in sorted(roots) if moved & set(_subtree(ref, r))), sorted(roots)[0])
+    meshes = [i for i in _subtree(ref, root) if "mesh" in ref.nodes[i]]
+    clip = figure.asset.clips[0][1] if figure.asset.clips else None
+    for t in ([0.0] if clip is None else np.linspace(0.0, clip.duration, 5)):
+        figure.pose(clip, float(t))
+        world = ref.world(ref.posed(0, float(t)) if clip is not None else ref.rest())
+        want = []
+        for i in meshes:
+            for p in ref.j["meshes"][ref.nodes[i]["mesh"]]["primitives"]:
+                draco = "KHR_draco_mesh_compression" in p.get("extensions", {})
+                pos = np.array([[x, y, z] for x in (-.5, .5) for y in (-.5, .5)
+                                for z in (-.5, .5)]) if draco \
+                    else ref.accessor(p["attributes"]["POSITION"])
+                want.append(pos @ world[i][:3, :3].T + world[i][:3, 3])
+        got = figure.vertices[:, :3]
+        if name == "BoxDraco":          # 24 rows over the box's 8 corners
+            got = np.unique(np.round(got.astype(np.float64), 4), axis=0)
+        assert np.abs(_sorted_rows(got) - _sorted_rows(np.concatenate(want))).max() <= 1e-4, t
+    if name == "BoxDraco":              # the decoded triangles close the box: 12 of them
+        tri = figure.asset.primitives[0].indices.reshape(-1, 3)
+        assert len(tri) == 12 and len(np.unique(tri)) == 24

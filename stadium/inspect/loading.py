@@ -20,7 +20,8 @@ from runtime.importers.common import ImportClipOptions
 from runtime.importers.fbx import FbxOptions, open_fbx
 from runtime.importers.fbx.skin import control_points
 from runtime.importers.gltf import (animation_name, build_gltf_clip, build_gltf_influences,
-                                    build_gltf_skeleton, build_gltf_skin, node_mesh, node_skin,
+                                    build_gltf_node_skeleton, build_gltf_skeleton, build_gltf_skin,
+                                    node_mesh, node_skin,
                                     primitive_count)
 from runtime.importers.gltf.mesh import primitive, primitive_attributes
 
@@ -137,7 +138,7 @@ def _material_colour(doc: rt.Gltf, prim: dict, k: int) -> tuple:
 def _gltf(path: Path, data: bytes) -> Asset:
     doc = _supplied(path, data)
     if not doc.skins:
-        raise BadFile(path, "no skin to inspect")
+        return _rigid_gltf(path, doc)
     builder = rt.Builder()
     skeleton = _opened(build_gltf_skeleton(builder, doc, 0, GLTF_OPTIONS), "skeleton")
     skin = _opened(build_gltf_skin(builder, doc, 0, skeleton, GLTF_OPTIONS), "skin")
@@ -152,11 +153,57 @@ def _gltf(path: Path, data: bytes) -> Asset:
                                                     len(asset.primitives)))
     if not asset.primitives:
         raise BadFile(path, "its first skin has no triangle mesh")
+    _gltf_clips(doc, asset)
+    return asset
+
+
+def _gltf_clips(doc: rt.Gltf, asset: Asset) -> None:
+    builder = rt.Builder()
     for a in range(len(doc.animations)):
-        clip = _opened(build_gltf_clip(builder, doc, a, skeleton, GLTF_OPTIONS,
+        clip = _opened(build_gltf_clip(builder, doc, a, asset.skeleton, GLTF_OPTIONS,
                                        KEYS_RATE)[0], "clip")
         name = animation_name(doc, a)
         asset.clips.append((name.decode() if name else f"animation {a}", clip))
+
+
+def _rigid_gltf(path: Path, doc: rt.Gltf) -> Asset:
+    """A document without skins: the node hierarchy of one root holding a mesh (the first
+    one an animation moves, else the first) as the skeleton, each mesh bound whole to its
+    node's bone (a joint per bone, identity inverse binds, so a vertex in its node's space
+    lands where the node puts it). Other roots are not shown."""
+    def subtree(n):
+        out, stack = [], [n]
+        while stack:
+            out.append(stack.pop())
+            stack.extend(doc.nodes[out[-1]].children)
+        return out
+    roots = [n for n, node in enumerate(doc.nodes) if node.parent == -1
+             and any(doc.nodes[k].mesh >= 0 for k in subtree(n))]
+    if not roots:
+        raise BadFile(path, "no mesh to inspect")
+    moved = {c.get("target", {}).get("node") for a in doc.animations if isinstance(a, dict)
+             for c in a.get("channels", []) if isinstance(c, dict)}
+    roots.sort(key=lambda r: not moved.intersection(subtree(r)))
+    builder = rt.Builder()
+    skeleton = _opened(build_gltf_node_skeleton(builder, doc, roots[0], GLTF_OPTIONS),
+                       "skeleton")
+    n = skeleton.bone_count
+    skin = rt.Skin.open(rt.build_skin(builder, rt.SkinSource(
+        skeleton, list(range(n)), np.tile(np.eye(4)[:3], (n, 1, 1)))))
+    asset = Asset(path.name, skeleton, skin)
+    for node in subtree(roots[0]):
+        mesh = doc.nodes[node].mesh
+        if mesh < 0:
+            continue
+        bone = skeleton.find_bone(doc.node_bone_name(node))
+        for p in range(primitive_count(doc, mesh)):
+            obj = primitive(doc, mesh, p)
+            if obj.get("mode", 4) == 4:
+                asset.primitives.append(_gltf_primitive(
+                    doc, path, mesh, p, obj, (skin, bone), len(asset.primitives)))
+    if not asset.primitives:
+        raise BadFile(path, "no triangle mesh to inspect")
+    _gltf_clips(doc, asset)
     return asset
 
 
@@ -164,20 +211,41 @@ def _gltf_primitive(doc, path: Path, mesh: int, p: int, obj: dict, skin, k: int)
     names = ["POSITION"] + (["NORMAL"] if "NORMAL" in obj.get("attributes", {}) else [])
     attrs = primitive_attributes(doc, mesh, p, names, {})
     positions = np.ascontiguousarray(attrs["POSITION"], np.float32)
-    if "indices" in obj:
+    draco = (obj.get("extensions") or {}).get("KHR_draco_mesh_compression")
+    if draco is not None:
+        indices = _draco_faces(doc, draco["bufferView"])
+    elif "indices" in obj:
         indices = doc.read(obj["indices"], f"mesh {mesh} primitive {p} indices", p, obj.at,
                            integer=True).astype(np.uint32).ravel()
     else:
         indices = np.arange(len(positions) - len(positions) % 3, dtype=np.uint32)
     normals = (np.ascontiguousarray(attrs["NORMAL"], np.float32) if "NORMAL" in attrs
                else smooth_normals(positions, indices))
-    influences = _opened(build_gltf_influences(rt.Builder(), doc, mesh, p, skin), "influences")
+    if isinstance(skin, tuple):            # a rigid mesh: (the skin, its node's bone)
+        skin, bone = skin
+        whole = np.full((len(positions), 1), bone)
+        influences = rt.Influences.open(rt.build_influences(rt.Builder(),
+                                        rt.InfluenceSource.from_dense(skin, whole, np.ones(whole.shape))))
+    else:
+        influences = _opened(build_gltf_influences(rt.Builder(), doc, mesh, p, skin),
+                             "influences")
     out = Primitive(positions, normals, indices, influences, _material_colour(doc, obj, k))
     image = _base_texture(doc, path, obj)
     if image is not None and "TEXCOORD_0" in obj.get("attributes", {}):
         uv = primitive_attributes(doc, mesh, p, ["TEXCOORD_0"], {})["TEXCOORD_0"]
         out.uv, out.image = np.ascontiguousarray(uv, np.float32), image
     return out
+
+
+def _draco_faces(doc: rt.Gltf, view: int) -> np.ndarray:
+    """A Draco primitive's triangles, in the decoded vertex order the runtime reads its
+    attributes in (the runtime's importer keeps only the attributes)."""
+    import DracoPy
+    data = doc.view_bytes(view, view, "a Draco stream").tobytes()
+    try:
+        return np.asarray(DracoPy.decode(data).faces, np.uint32).ravel()
+    except Exception as e:      # noqa: BLE001 - the decoder's refusals are the file's
+        raise rt.FormatError(f"Draco stream of view {view} refused ({e})", 0) from None
 
 
 def _base_texture(doc: rt.Gltf, path: Path, prim: dict) -> np.ndarray | None:

@@ -2,7 +2,8 @@
 fixed three-quarter camera, drawn by the battle renderer as its only actor.
 
 The height and the ground line are measured once over every clip's frames (the tallest
-frame is HEIGHT world units, the lowest vertex of any frame touches the ground), so
+frame is HEIGHT world units, the lowest vertex of any frame touches the ground; the
+camera backs off to hold the bounding sphere), so
 clips compare at one scale; each frame is centred across the ground on its own bounding
 box, so a walk or run that travels stays in view (the root's travel is not shown).
 """
@@ -23,6 +24,7 @@ HEIGHT = 1.4            # world units, about a creature's
 CELL = "clearing"
 CAMERA_YAW = 0.45       # radians: a three-quarter view of the front (+Z)
 SAMPLES = 24            # frames per clip measured for the framing
+FLAT = 0.4              # an asset lower than this part of its breadth is sized by breadth
 LOOK = Look(post=False)  # sharp: the inspector is for looking at the asset
 
 
@@ -57,9 +59,11 @@ class Stage:
         self.diorama = diorama_module.build()
         self.cell = self.diorama.cell(CELL)
         low, high = self._extent()
-        self.scale = HEIGHT / max(high[1] - low[1], 1e-9)
+        size = high - low
+        # a flat asset (a plane, a lone triangle) is sized by its breadth instead
+        self.scale = HEIGHT / max(size[1], FLAT * max(size[0], size[2]), 1e-9)
         self.floor = low[1]
-        reach = 0.5 * self.scale * max(high[1] - low[1], high[0] - low[0], high[2] - low[2])
+        reach = 0.5 * self.scale * float(np.linalg.norm(size))     # the bounding sphere
         self.actor = Actor(figure, HEIGHT)
         self.actor.position = self.cell.copy()
         self.camera = _camera(self.cell + (0.0, 0.5 * HEIGHT, 0.0), max(reach, 0.5 * HEIGHT))
