@@ -271,3 +271,18 @@ def test_skinless_gltf_rows_are_the_nodes_world_placement(name):
     if name == "BoxDraco":              # the decoded triangles close the box: 12 of them
         tri = figure.asset.primitives[0].indices.reshape(-1, 3)
         assert len(tri) == 12 and len(np.unique(tri)) == 24
+
+
+@pytest.mark.parametrize("path", [
+    SHARED / "vrm" / "vrm-specification" / "VRMC_vrm_expressions_isBinary_Overrides.vrm",
+    GLTF / "MorphPrimitivesTest" / "MorphPrimitivesTest.gltf"], ids=["VRM", "flat plane"])
+def test_a_clipless_asset_writes_its_rest_row(tmp_path, path):
+    """A file without animations (a VRM; a flat plane, sized by its breadth) gets one
+    "rest" row."""
+    from stadium.inspect.__main__ import run
+    _egl()
+    out = tmp_path / "out"
+    assert run([str(_staged(path)), "--headless", "--out", str(out), "--frames", "2",
+                "--scale", "1"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["00_rest_000.png", "00_rest_001.png",
+                                                     "sheet.png"]

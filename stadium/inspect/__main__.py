@@ -14,7 +14,7 @@ from ..errors import BadInput, BadOption
 
 def parse(argv) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m stadium.inspect", description=__doc__.split("\n")[0])
-    p.add_argument("file", help="a .gltf, .glb, .fbx or .bvh file")
+    p.add_argument("file", help="a .gltf, .glb (.vrm), .fbx or .bvh file")
     p.add_argument("--headless", action="store_true", help="write PNGs instead of a window")
     p.add_argument("--out", help="the directory for the PNGs (with --headless)")
     p.add_argument("--frames", type=int, default=8, help="frames per clip on the sheet")

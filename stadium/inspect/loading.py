@@ -27,7 +27,7 @@ from runtime.importers.gltf.mesh import primitive, primitive_attributes
 
 from ..errors import BadFile
 
-SUFFIXES = (".gltf", ".glb", ".fbx", ".bvh")
+SUFFIXES = (".gltf", ".glb", ".vrm", ".fbx", ".bvh")
 # a BVH bone travels when its translation moves by more than this part of its offset
 TRAVEL = 0.1
 
