@@ -1,5 +1,7 @@
 """The asset inspector (stadium.inspect): the headless sheet of every clip on the staged
 samples, the skinned rows it draws against independent evaluations, and refusals."""
+import base64
+import json
 import os
 import subprocess
 import sys
@@ -286,3 +288,22 @@ def test_a_clipless_asset_writes_its_rest_row(tmp_path, path):
                 "--scale", "1"]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["00_rest_000.png", "00_rest_001.png",
                                                      "sheet.png"]
+
+
+def test_indices_past_the_vertices_are_refused(tmp_path):
+    """The runtime builds influences without the triangles; the inspector checks them."""
+    from stadium.errors import BadFile
+    from stadium.inspect.loading import load
+    source = _staged(GLTF / "SimpleSkin" / "SimpleSkin.gltf")
+    doc = json.loads(source.read_text())
+    prim = doc["meshes"][0]["primitives"][0]
+    view = doc["bufferViews"][doc["accessors"][prim["indices"]]["bufferView"]]
+    uri = doc["buffers"][view["buffer"]]["uri"]
+    data = bytearray(base64.b64decode(uri.split(",", 1)[1]))
+    data[view.get("byteOffset", 0)] = 200                 # the first index: vertex 200 of 10
+    doc["buffers"][view["buffer"]]["uri"] = "data:application/octet-stream;base64," + \
+        base64.b64encode(bytes(data)).decode()
+    bad = tmp_path / "SimpleSkin.gltf"
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(BadFile, match="indices past its 10 vertices"):
+        load(bad)

@@ -219,6 +219,9 @@ def _gltf_primitive(doc, path: Path, mesh: int, p: int, obj: dict, skin, k: int)
                            integer=True).astype(np.uint32).ravel()
     else:
         indices = np.arange(len(positions) - len(positions) % 3, dtype=np.uint32)
+    if indices.size and int(indices.max()) >= len(positions) or indices.size % 3:
+        raise BadFile(path, f"mesh {mesh} primitive {p}: indices past its {len(positions)} "
+                            "vertices, or not whole triangles")
     normals = (np.ascontiguousarray(attrs["NORMAL"], np.float32) if "NORMAL" in attrs
                else smooth_normals(positions, indices))
     if isinstance(skin, tuple):            # a rigid mesh: (the skin, its node's bone)
