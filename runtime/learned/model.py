@@ -9,8 +9,9 @@ from ..core import args, container, jit, names
 from ..core.container import Container, FileKind
 from ..core.errors import CapacityError, FormatError, InvalidError
 from ..core.limits import NO_TRACK
-from ..matching.database_build import CHANNEL, DIMENSIONS, MatchChannel, MatchChannelKind
-from ..matching.limits import MAX_MATCH_CHANNELS, MAX_MATCH_FEATURES, MAX_MATCH_REACH, MAX_MATCH_TIMES
+from ..matching.database_build import CHANNEL, MatchChannel, MatchChannelKind
+from ..matching.limits import MAX_MATCH_CHANNELS, MAX_MATCH_FEATURES, MAX_MATCH_TIMES
+from ..matching.database import check_channels
 from ..pose.pose import Pose
 from . import kernels
 from .kernels import META_WIDTH
@@ -123,7 +124,7 @@ class LearnedModel:
             c.check_count(count, at + place, items)
         chans = c.array(b"DCHN", CHANNEL, (nchan,))
         times = c.array(b"DTIM", "<f4", (ntimes,))
-        self._check_channels(c, chans, times, nchtracks, feats)
+        check_channels(c, chans, times, nchtracks, feats, c.offset_of(b"LHDR", 20))
         self.channel_names = names.NameTable(c, b"T", nchtracks)
         norm = c.array(b"DNRM", "<f4", (2, feats))
         place = _first(~np.isfinite(norm[0]))
@@ -224,42 +225,6 @@ class LearnedModel:
         self.scratch_size = 4 * 4 * self.width + 8 * self.width
         self.identity = c.identity
         self.data = buf
-
-    @staticmethod
-    def _check_channels(c: Container, chans, times, ntracks: int, width: int) -> None:
-        at = c.offset_of(b"DCHN")
-        time_at = feature_at = 0
-        for i, ch in enumerate(chans):
-            base = at + CHANNEL.itemsize * i
-            kind = int(ch["kind"])
-            if kind > MatchChannelKind.float_track:
-                raise FormatError("an unknown channel kind", base)
-            if int(ch["first_time"]) != time_at:
-                raise FormatError("a channel's times not after the one before's", base + 8)
-            count = int(ch["time_count"])
-            if not 1 <= count <= MAX_MATCH_TIMES or time_at + count > times.size:
-                raise FormatError("a channel's time count out of range", base + 12)
-            if int(ch["first_feature"]) != feature_at:
-                raise FormatError("a channel's features not after the one before's", base + 16)
-            if not (np.isfinite(ch["weight"]) and ch["weight"] > 0):
-                raise FormatError("a weight not finite or not above 0", base + 20)
-            track = int(ch["track"])
-            if (kind == MatchChannelKind.float_track) != (track != NO_TRACK) or \
-                    (track != NO_TRACK and track >= ntracks):
-                raise FormatError("a track name on the wrong kind or past the names", base + 24)
-            if ch["reserved"]:
-                raise FormatError("reserved field set", base + 28)
-            place = _first(~(np.abs(times[time_at:time_at + count]) <= MAX_MATCH_REACH))
-            if place is not None:
-                raise FormatError("a channel time not finite or past MAX_MATCH_REACH",
-                                  c.offset_of(b"DTIM", 4 * (time_at + place)))
-            time_at += count
-            feature_at += DIMENSIONS[MatchChannelKind(kind)] * count
-        if time_at != times.size:
-            raise FormatError("times no channel takes", c.size_field(b"DTIM"))
-        if feature_at != width:
-            raise FormatError(f"channels of {feature_at} features, not {width}",
-                              c.offset_of(b"LHDR", 20))
 
     @staticmethod
     def _check_layers(c: Container, layers, counts, roles, fmt) -> np.ndarray:

@@ -13,13 +13,14 @@ import numpy as np
 
 import runtime as rt
 
+from ..rig.figure import SkinnedFigure
 from ..rig.rig import SHADE_BASE, SHADE_X, SHADE_Y, SHADE_Z, RigPart
 from .loading import PALETTE, Asset, Primitive
 
 _SHADE_DIR = np.array([SHADE_X, SHADE_Y, SHADE_Z], np.float32)
 
 
-class Figure:
+class Figure(SkinnedFigure):
     """One asset's skinned vertex rows: `pose(clip, time)` rewrites them in place.
 
     Every primitive's rows are consecutive slices of one float32 array, so the renderer
@@ -50,20 +51,6 @@ class Figure:
         self._opaque = tuple(self.parts)
         self.pose_ = rt.Pose(self.skeleton)
         self.version = 0
-
-    @property
-    def vertices(self) -> np.ndarray:
-        """(v, 6) float32 x y z u v shade of every primitive, as the last pose left them."""
-        return self._buffer
-
-    def opaque_parts(self):
-        return self._opaque
-
-    def additive_parts(self):
-        return ()
-
-    def caster_parts(self):
-        return self._opaque
 
     def pose(self, clip: rt.Clip | None, time: float) -> None:
         """Sample `clip` at `time` (the rest pose without one) and skin into the rows."""

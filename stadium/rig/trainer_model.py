@@ -25,6 +25,7 @@ import numpy as np
 import runtime as rt
 from runtime.samples.trainer import trainer_skeleton_source
 
+from .figure import SkinnedFigure
 from .rig import SHADE_BASE, SHADE_X, SHADE_Y, SHADE_Z, RigPart
 
 # The palette's swatches, one texel each in a one-row image, in this order.
@@ -169,7 +170,7 @@ class TrainerLook:
         self.name = f"trainer {side}"
 
 
-class TrainerRig:
+class TrainerRig(SkinnedFigure):
     """One trainer's skinned figure: a pose in, its one vertex buffer rewritten in place.
 
     Everything a frame touches is made here: the palette, the normals' target, the shade
@@ -192,20 +193,6 @@ class TrainerRig:
         self.parts = [RigPart(self._buffer, model.indices, 0, False)]
         self._opaque = tuple(self.parts)
         self.version = 0
-
-    @property
-    def vertices(self) -> np.ndarray:
-        """(v, 6) float32 x y z u v shade, as the last skin left them (the buffer itself)."""
-        return self._buffer
-
-    def opaque_parts(self):
-        return self._opaque
-
-    def additive_parts(self):
-        return ()
-
-    def caster_parts(self):
-        return self._opaque
 
     def skin(self, pose: rt.Pose, yaw: float) -> None:
         """Skin `pose` (its model space current) into the buffer; shade by each normal as the
