@@ -214,7 +214,7 @@ def test_without_the_mocap_a_trainer_stands_at_rest_and_says_so_once(monkeypatch
         pose.compute_model(rest.model.skeleton)
         rest.skin(pose, trainers[0].yaw)
         np.testing.assert_array_equal(trainers[0].rig.vertices, rest.vertices)
-        said = capsys.readouterr().err
+        said = capsys.readouterr().out
         assert said.count("the trainers stand at rest") == 1 and "nowhere" in said
     finally:
         trainer_clips.gestures.cache_clear()

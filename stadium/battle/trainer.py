@@ -11,7 +11,6 @@ rest, and the first trainer made says so once on stderr.
 """
 from __future__ import annotations
 
-import sys
 
 import numpy as np
 
@@ -42,11 +41,13 @@ _said = False
 
 
 def _say_missing_once() -> None:
+    """A notice, not an error (the battle goes on), so on standard output: standard error
+    is for what the program refuses."""
     global _said
     why = trainer_clips.missing()
     if why is not None and not _said:
         _said = True
-        print(f"the trainers stand at rest: {why}", file=sys.stderr)
+        print(f"the trainers stand at rest: {why}", flush=True)
 
 
 def stand(side: int, cells, ground) -> np.ndarray:
