@@ -225,8 +225,9 @@ def check_against_ufbx(data: bytes):
 
 
 @needs_ufbx
-@pytest.mark.parametrize("order", range(6))
+@pytest.mark.parametrize("order", range(7))
 def test_rotation_orders_pivots_and_offsets_equal_ufbx(order):
+    """Every RotationOrder, spheric (6) among them: ufbx turns no Lcl Rotation in it."""
     check_against_ufbx(write_binary(scene_nodes(feature_models(order))))
 
 

@@ -210,13 +210,6 @@ def test_a_composed_rotation_in_animated_orders_equals_ufbx(blend):
     assert_worlds_equal_ufbx(data, TIMES)
 
 
-@needs_ufbx
-@pytest.mark.parametrize("order", range(7))
-def test_every_rest_rotation_order_equals_ufbx_spheric_turning_nothing(order):
-    from test_fbx import check_against_ufbx
-    check_against_ufbx(write_binary(scene_nodes(feature_models(order))))
-
-
 # ------------------------------------------------------------------ InheritType
 def inherit_scene(values, rest=2):
     """A root scaled (2, 3, 4) and a child whose InheritType rests at `rest` and is keyed

@@ -5,8 +5,10 @@ a take's keys. A stack's layers are its AnimationLayer children in connection or
 (AnimationCurveNode) connect to a model's property; a curve node's d|X, d|Y, d|Z give its
 value where it has no curve, its AnimationCurve children (by d|X...) the rest. The stack's
 first layer replaces a property's value; each later one combines with it as ufbx combines
-layers (additive, override, override passthrough; rotations as quaternions, scales
-multiplied, where the layer composes them).
+layers (additive, override, override passthrough; rotations as quaternions turned in the
+RotationOrder the model has at the sample, scales multiplied, where the layer composes
+them). An animated RotationOrder turns its model sample by sample; an animated InheritType
+is held at rest, as ufbx reads it; either is refused out of range.
 
 The grid starts at the stack's LocalStart (else ReferenceStart, else its first key) and
 runs to its LocalStop (ReferenceStop, last key); sample k is evaluated at the start plus k

@@ -2,8 +2,9 @@
 
 A model's local is T * Roff * Rp * Rpre * R * Rpost^-1 * Rp^-1 * Soff * Sp * S * Sp^-1,
 which is always a translation, a rotation and a scale: R in the model's RotationOrder
-(Euler XYZ means X turns first, R = Rz Ry Rx), Rpre and Rpost in XYZ; with RotationActive 0
-or RotationSpaceForLimitOnly 1 only Lcl Rotation counts, in XYZ. Geometry hangs under its
+(Euler XYZ means X turns first, R = Rz Ry Rx; spheric turns none, as in ufbx), Rpre and
+Rpost in XYZ; with RotationActive 0 or RotationSpaceForLimitOnly 1 only Lcl Rotation
+counts, in XYZ. Geometry hangs under its
 model by GeometricTranslation, Rotation (XYZ) and Scaling, which nothing inherits.
 
 InheritType 1 (RSrs, and anything unknown) composes the parent's world with the local; 0
