@@ -943,6 +943,54 @@ def test_staged_blend_shapes_equal_ufbx():
     assert fbx.morph_model(0) == 0
 
 
+@needs_shared
+@needs_ufbx
+def test_staged_morphed_vertices_equal_ufbx_at_many_samples():
+    """The staged blend-shape mesh imported whole (its model's skeleton, morph targets and
+    clip at the file's rate): its control points plus each target's offsets by the clip's
+    weight track, at a dozen samples of the grid, against ufbx's deformed (local) positions."""
+    from runtime.clip.clip import sample_count
+    from runtime.core.limits import NO_TRACK
+    from runtime.importers.common import default_import_clip_options
+    from runtime.importers.fbx.clip import _time_range, animation
+    path = SHARED / "maya_blend_shape_cube_7700_binary.fbx"
+    fbx = opened(path.read_bytes())
+    st = fbx.read_settings()
+    opts = FbxOptions(unit_meters=st.unit_meters)
+    model = fbx.morph_model(0)
+    b = rt.Builder()
+    fbx.build_model_skeleton(b, model, opts)
+    sk = rt.Skeleton.open(bytes(capi.maniBuilder_CopyBuilt(b)))
+    co = default_import_clip_options()
+    co.sample_rate = st.frame_rate
+    fbx.build_clip(b, 0, sk, opts, co)
+    clip = rt.Clip.open(bytes(capi.maniBuilder_CopyBuilt(b)))
+    targets = _built_targets(fbx, 0, opts)
+    rest = fbx._sets()[0].points.child(b"Vertices").array().reshape(-1, 3)
+    offsets = [_dense(targets, i, len(rest)) for i in range(targets.target_count)]
+    mesh = fbx.model_bone_name(model).decode()
+    tracks = [clip.find_float_track(f"{mesh}/{targets.target_name(i)}")
+              for i in range(targets.target_count)]
+    assert NO_TRACK not in tracks
+    weights = clip.decoded_floats()[:, tracks]
+    scene = fbx._scene
+    begin, stop = _time_range(scene, 0, animation(scene, 0)[1])
+    count = sample_count((stop - begin) / SECOND, st.frame_rate)
+    assert count > 2
+    ks = np.unique(np.linspace(0, count - 1, 12).round().astype(int))
+    ticks = [begin + round(k * (SECOND / st.frame_rate)) if k < count - 1 else stop for k in ks]
+    ref = ufbx_skinned(path, [t / SECOND for t in ticks])
+    moved = 0.0
+    for k, frame in zip(ks, ref):
+        (local, want), = [(loc, np.array(v)) for name, loc, v in frame if name == mesh]
+        assert local
+        got = rest + sum(w * d for w, d in zip(weights[k], offsets))
+        moved = max(moved, float(np.abs(want - rest).max()))
+        size = float(np.ptp(want, axis=0).max())
+        assert np.abs(got - want).max() <= 1e-5 * size, (k, np.abs(got - want).max())
+    assert moved > 0.01                     # the samples do see the shapes move the mesh
+
+
 def blend_file(channels, vertices=None):
     from fbx_writer import BlendSpec
     vertices = vertices or [0.0] * 12
