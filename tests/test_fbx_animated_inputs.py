@@ -316,3 +316,69 @@ def test_an_order_out_of_range_without_a_curve_points_at_its_curve_node():
     assert err.import_reason == ImportReason.Property
     assert err.item == fbx._scene.models[1]
     assert err.offset == record_at(data, "AnimationCurveNode", 9100)
+
+
+# ------------------------------------------------------------------ the clip's other refusals
+def _built_for(data: bytes, model: int, options):
+    fbx = opened(data)
+    b = rt.Builder()
+    fbx.build_model_skeleton(b, model, options)
+    return fbx, b, rt.Skeleton.open(bytes(capi.maniBuilder_CopyBuilt(b)))
+
+
+def test_a_folded_root_that_shears_at_a_sample_is_matrix():
+    """A root turning under a parent scaled (1, 3, 1): folded, its local shears once it
+    turns (Matrix, the model), though it does not at rest."""
+    from runtime.importers.fbx import FbxOptions
+    models = [ModelSpec("top", -1, {"Lcl Scaling": (1.0, 3.0, 1.0)}),
+              ModelSpec("arm", 0, {"Lcl Rotation": (0.0, 0.0, 0.0)})]
+    curves = [CurveSpec(1, "Lcl Rotation", 2, TICKS, [0.0, 20.0, 45.0, 20.0, 0.0], [LINEAR_K] * 5)]
+    opts = FbxOptions(fold_placement=True)
+    fbx, b, sk = _built_for(write_binary(scene_nodes(models, curves=curves), 7500), 1, opts)
+    before = bytes(capi.maniBuilder_CopyBuilt(b))
+    with pytest.raises(ImportFormatError) as e:
+        fbx.build_clip(b, 0, sk, opts, default_import_clip_options())
+    assert e.value.import_reason == ImportReason.Matrix
+    assert e.value.item == fbx._scene.models[1]
+    assert bytes(capi.maniBuilder_CopyBuilt(b)) == before
+    # unfolded, the same clip builds
+    fbx, b, sk = _built_for(write_binary(scene_nodes(models, curves=curves), 7500), 1,
+                            default_fbx_options())
+    fbx.build_clip(b, 0, sk, default_fbx_options(), default_import_clip_options())
+
+
+def test_a_float_track_named_twice_is_name():
+    """A vector property "w" (tracks arm/w/0 to /2) and a number "w/0" (track arm/w/0)."""
+    from fbx_writer import Node
+    models = [ModelSpec("arm", -1, {"w": (1.0, 2.0, 3.0), "w/0": 4.0})]
+    curves = [CurveSpec(0, "w", 0, TICKS, [1.0, 2.0, 3.0, 4.0, 5.0], [LINEAR_K] * 5),
+              CurveSpec(0, "w/0", 0, TICKS, [1.0, 2.0, 3.0, 4.0, 5.0], [LINEAR_K] * 5)]
+    nodes = scene_nodes(models, curves=curves)
+    scalar = [o for o in nodes[2].children if o.name == "AnimationCurveNode"][1]
+    scalar.children[0].children = [Node("P", ["d|Value", "Number", "", "A", 4.0])]
+    link = next(c for c in nodes[3].children if c.props[1:3] == [9501, scalar.props[0]])
+    link.props[3] = "d|Value"                                 # one component: one track
+    data = write_binary(nodes, 7500)
+    fbx, b, sk = _built_for(data, 0, default_fbx_options())
+    before = bytes(capi.maniBuilder_CopyBuilt(b))
+    with pytest.raises(ImportFormatError) as e:
+        fbx.build_clip(b, 0, sk, default_fbx_options(), default_import_clip_options())
+    assert e.value.import_reason == ImportReason.Name
+    assert e.value.item == fbx._scene.models[0]
+    assert bytes(capi.maniBuilder_CopyBuilt(b)) == before
+
+
+def test_a_clip_past_max_samples_is_build_with_the_timing_reason():
+    from runtime.clip.clip import MAX_SAMPLES
+    from runtime.core.errors import BuildReason
+    models = [ModelSpec("arm", -1, {"Lcl Rotation": (0.0, 0.0, 0.0)})]
+    curves = [CurveSpec(0, "Lcl Rotation", 0, TICKS, BASE[0], [LINEAR_K] * 5)]
+    span = (0, (MAX_SAMPLES // 30 + 10) * SECOND)
+    fbx, b, sk = _built_for(write_binary(scene_nodes(models, curves=curves, span=span), 7500), 0,
+                            default_fbx_options())
+    before = bytes(capi.maniBuilder_CopyBuilt(b))
+    with pytest.raises(ImportFormatError) as e:
+        fbx.build_clip(b, 0, sk, default_fbx_options(), default_import_clip_options())
+    assert e.value.import_reason == ImportReason.Build
+    assert e.value.item == BuildReason.Timing
+    assert bytes(capi.maniBuilder_CopyBuilt(b)) == before

@@ -25,7 +25,7 @@ import numpy as np
 
 from ...clip.build import ChannelPath, ChannelSource, ClipSource, FloatTrackSource, build_clip
 from ...clip.clip import MAX_SAMPLES, sample_count
-from ...core.errors import CapacityError, ManiError
+from ...core.errors import BuildReason, CapacityError, ManiError
 from ...core.limits import NO_BONE
 from ...core.transform import quats_from_matrices
 from ..common import ImportClipOptions, ImportFormatError, ImportReason
@@ -585,7 +585,7 @@ def build(builder, scene: Scene, clip: int, skeleton, options: FbxOptions,
     count = sample_count(duration, rate)
     if count > MAX_SAMPLES:
         raise ImportFormatError(f"more than {MAX_SAMPLES} samples", ImportReason.Build,
-                                item=0)
+                                item=BuildReason.Timing)     # as the clip builder would
     ticks = start + np.rint(np.arange(count) * (KTIME_SECOND / rate))
     if count > 1:
         ticks[-1] = stop                     # the grid's last sample is at the duration
