@@ -18,9 +18,9 @@ UP = (0.0, 1.0, 0.0)
 
 
 def available() -> bool:
-    """Whether the ragdoll engine (MuJoCo) can be imported here."""
+    """Whether the ragdoll engine (stadium.physics, on MuJoCo) can be imported here."""
     try:
-        import mujoco  # noqa: F401
+        from ..physics import ragdoll_engine  # noqa: F401
     except ImportError:
         return False
     return True
