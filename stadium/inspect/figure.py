@@ -76,6 +76,10 @@ class Figure(SkinnedFigure):
             self._between = rt.Pose(self.skeleton)
         self._spring_at = None          # (clip, time) of the last spring call
 
+    def restart_springs(self) -> None:
+        """The next pose starts the springs afresh from itself."""
+        self._spring_at = None
+
     def override(self, name: str, weight: float) -> None:
         """Hold the morph weight `name` at `weight` whatever the clip says."""
         self.overrides[self.asset.weight_names().index(name)] = float(weight)

@@ -60,7 +60,7 @@ class Inspector(Game):
 
     def toggle_springs(self) -> None:
         self.figure.springs_on = not self.figure.springs_on
-        self.figure._spring_at = None             # back on: from the pose, not the past
+        self.figure.restart_springs()             # back on: from the pose, not the past
 
     def toggle_drop(self) -> None:
         """Drop the figure as a ragdoll from its pose now, or stand it back on the clip."""
