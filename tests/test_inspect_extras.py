@@ -372,3 +372,64 @@ def test_the_window_keys_toggle_springs_and_bodies(tmp_path):
     finally:
         game.release()
         gfx.release()
+
+
+# ---- FBX blend shapes ------------------------------------------------------------------
+BLEND_CUBE = SHARED / "fbx" / "maya_blend_shape_cube_7700_binary.fbx"
+_UFBX_VERTICES = """import json, os, sys, ufbx
+scene = ufbx.load_file(sys.argv[1])
+v = scene.meshes[0].vertices
+sys.stdout.write(json.dumps({"vertices": [[p.x, p.y, p.z] for p in v],
+                             "begin": scene.anim.time_begin}) + "\\n")
+sys.stdout.flush()
+os._exit(0)
+"""
+
+
+def _ufbx(tmp_path, path, times):
+    """ufbx's reading of the file (tests/ufbx_reference.py: the shapes' offsets, their
+    effective weights and the nodes' world matrices at `times` of the take, which starts
+    at its time_begin) and its mesh's vertices."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    pytest.importorskip("ufbx")
+    script = tmp_path / "vertices.py"
+    script.write_text(_UFBX_VERTICES)
+    run = subprocess.run([sys.executable, str(script), str(path)], capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    mesh = json.loads(run.stdout)
+    reference = Path(__file__).resolve().parent / "ufbx_reference.py"
+    ref = subprocess.run([sys.executable, str(reference), str(path),
+                          *(repr(mesh["begin"] + t) for t in times)],
+                         capture_output=True, text=True, timeout=120)
+    assert ref.returncode == 0, ref.stderr
+    return json.loads(ref.stdout), np.array(mesh["vertices"])
+
+
+def test_fbx_blend_shapes_morph_the_rows_as_ufbx_evaluates_them(tmp_path):
+    """Maya's blend shape cube (no skin): at the take's frames (the clip's time 0 the take's
+    start) the rows are ufbx's mesh
+    vertices plus each shape's offsets times ufbx's effective weight, placed by ufbx's
+    world matrix of the mesh's node."""
+    figure = _figure(_staged(BLEND_CUBE))
+    names = [w.name for w in figure.asset.weights]
+    assert names == ["TopH", "TopV"]
+    _, clip = figure.asset.clips[0]
+    times = [float(t) for t in (np.arange(clip.sample_count) / clip.sample_rate)[::12]]
+    ref, vertices = _ufbx(tmp_path, BLEND_CUBE, times)
+    shapes = [(name, k) for name, _, keys in ref["channels"] for k in keys]
+    size = float(np.ptp(vertices, axis=0).max())
+    moved = 0.0
+    for t, frame, weights in zip(times, ref["frames"], [f["\x00weights"] for f in ref["frames"]]):
+        figure.pose(clip, float(t))
+        want = vertices.copy()
+        flat = [w for channel in weights for w in channel]
+        for (_, (_, _, _, offsets, index)), w in zip(shapes, flat):
+            np.add.at(want, index, w * np.array(offsets))
+        world = np.array(frame["pCube1"])
+        want = want @ world[:, :3].T + world[:, 3]
+        assert np.abs(figure.vertices[:, :3] - want).max() <= 1e-5 * size, t
+        moved = max(moved, float(np.abs(want - (vertices @ world[:, :3].T + world[:, 3])).max()))
+    assert moved > 0.1 * size

@@ -65,7 +65,7 @@ class Figure(SkinnedFigure):
         self.pose_ = rt.Pose(self.skeleton)
         self.version = 0
         # morph weights: the frame's (defaults, then the clip's tracks, then overrides)
-        self.defaults = np.array([w.default for w in asset.weights], np.float64)
+        self.defaults = np.array([w.default for w in asset.weights], np.float32)
         self.weights = self.defaults.copy()
         self.overrides: dict[int, float] = {}
         self._tracks = {id(c): _weight_tracks(asset, c) for _, c in asset.clips}
@@ -134,9 +134,8 @@ class Figure(SkinnedFigure):
     def skin_pose(self, pose: rt.Pose) -> None:
         """Morph the bind shapes by `weights`, skin `pose` (its model space current) into
         the rows and shade them."""
-        for weight_of, targets, channel, target, job in self._morphs:
-            np.take(self.weights, weight_of, out=channel)
-            rt.compute_target_weights(targets, channel, out=target)
+        for weight_of, target, job in self._morphs:
+            np.take(self.weights, weight_of, out=target)
             rt.apply_morph_targets(job)
         self.skin.compute_palette(pose, self.skeleton, out=self.palette)
         for job in self._jobs:
@@ -147,13 +146,13 @@ class Figure(SkinnedFigure):
 
 
 def _morph_job(p: Primitive, positions: np.ndarray, normals: np.ndarray) -> tuple:
-    """(weight indices, targets, channel and target weight scratch, the job writing the
-    morphed positions and normals the skin job reads)."""
+    """(weight indices, the target weights' scratch, the job writing the morphed positions
+    and normals the skin job reads)."""
     target = np.zeros(p.morph.target_count, np.float32)
     job = rt.MorphJob(p.morph, target, streams=[
         rt.MorphStream(rt.MorphSemantic.position, 0, p.positions, positions),
         rt.MorphStream(rt.MorphSemantic.normal, 0, p.normals, normals)])
-    return p.weight_of, p.morph, np.zeros(p.morph.channel_count), target, job
+    return p.weight_of, target, job
 
 
 def _weight_tracks(asset: Asset, clip: rt.Clip) -> tuple:

@@ -46,7 +46,7 @@ class Primitive:
     uv: np.ndarray | None = None   # (v, 2) float32 into `image`, v = 0 its top row
     image: np.ndarray | None = None  # (h, w, 4) uint8 base colour texture
     morph: rt.MorphTargets | None = None   # its targets, applied before skinning
-    weight_of: np.ndarray | None = None    # (channels,) each morph channel's Asset.weights index
+    weight_of: np.ndarray | None = None    # (targets,) each target's Asset.weights index
 
     def rgba(self) -> np.ndarray:
         """The image the part is drawn with: its texture, else one texel of its colour."""
@@ -75,9 +75,11 @@ class Asset:
 
 @dataclass
 class MorphWeight:
-    """One morph target's weight on the node that shows its mesh: named by the target (by
-    `node/target` where two meshes' targets share a name); `track` is the clip float track
-    that animates it, `default` the node's or mesh's weight from the file."""
+    """One morph target's weight on the node that shows its mesh (glTF's targets are a
+    channel each at full weight 1, so the channel's weight; FBX's in-betweens each their
+    own, as the runtime's clips walk them): named by the target (by `node/target` where two
+    meshes' targets share a name); `track` is the clip float track that animates it,
+    `default` the file's weight."""
 
     name: str
     track: bytes
@@ -363,11 +365,13 @@ def _base_texture(doc: rt.Gltf, path: Path, prim: dict) -> np.ndarray | None:
 # ---- FBX -------------------------------------------------------------------------------
 def _fbx(path: Path, data: bytes) -> Asset:
     fbx = open_fbx(rt.Builder(), data)
-    if fbx.skin_count == 0:
-        raise BadFile(path, "no skin to inspect")
+    if fbx.skin_count == 0 and fbx.morph_count == 0:
+        raise BadFile(path, "no skin or blend shape to inspect")
     settings = fbx.read_settings()
     options = FbxOptions(unit_meters=settings.unit_meters, fold_placement=True)
     builder = rt.Builder()
+    if fbx.skin_count == 0:
+        return _blend_shape_fbx(path, fbx, settings, options)
     skeleton = _opened(fbx.build_skeleton(builder, fbx.skin_skeleton(0), options), "skeleton")
     skin = _opened(fbx.build_skin(builder, 0, skeleton, options), "skin")
     influences = _opened(fbx.build_influences(builder, 0, skin), "influences")
@@ -379,12 +383,61 @@ def _fbx(path: Path, data: bytes) -> Asset:
     indices = fan_triangles(polygons.array(np.int64), len(positions))
     asset = Asset(path.name, skeleton, skin, [Primitive(
         positions, smooth_normals(positions, indices), indices, influences, PALETTE[0])])
+    _fbx_clips(fbx, asset, settings, options)
+    return asset
+
+
+def _fbx_clips(fbx, asset: Asset, settings, options: FbxOptions) -> None:
+    builder = rt.Builder()
     rate = settings.frame_rate if settings.frame_rate > 0 else 30.0
     for c in range(fbx.clip_count):
-        fbx.build_clip(builder, c, skeleton, options, ImportClipOptions(sample_rate=rate))
+        fbx.build_clip(builder, c, asset.skeleton, options, ImportClipOptions(sample_rate=rate))
         name = fbx.clip_name(c)
         asset.clips.append((name.decode() if name else f"take {c}",
                             _opened(builder.built(), "clip")))
+
+
+def _blend_shape_fbx(path: Path, fbx, settings, options: FbxOptions) -> Asset:
+    """An FBX without skins but with blend shapes: the first blend shape's mesh model and
+    its subtree as the skeleton, the mesh bound whole to its model's bone (identity
+    inverse binds, the control points in the model's space and the output's basis, as the
+    targets' deltas are), the shapes' targets morphing it by the file's weights and the
+    takes' DeformPercent tracks (the runtime walks a channel's in-betweens into target
+    weights; the inspector weighs targets)."""
+    from runtime.importers.fbx.morph import morph_sets
+    from runtime.importers.fbx.skeleton import basis
+    model = fbx.morph_model(0)
+    builder = rt.Builder()
+    skeleton = _opened(fbx.build_model_skeleton(builder, model, options), "skeleton")
+    n = skeleton.bone_count
+    skin = rt.Skin.open(rt.build_skin(builder, rt.SkinSource(
+        skeleton, list(range(n)), np.tile(np.eye(4)[:3], (n, 1, 1)))))
+    record = morph_sets(fbx._open_scene())[0].points       # the mesh's Geometry record
+    P, u = basis(fbx._scene, options)
+    raw = record.child(b"Vertices").array().reshape(-1, 3)
+    positions = np.ascontiguousarray(u * raw @ P.T, np.float32)
+    polygons = record.child(b"PolygonVertexIndex")
+    if polygons is None:
+        raise BadFile(path, "its blend shape mesh has no polygons")
+    indices = fan_triangles(polygons.array(np.int64), len(positions))
+    bone = skeleton.find_bone(fbx.model_bone_name(model))
+    whole = np.full((len(positions), 1), bone)
+    influences = rt.Influences.open(rt.build_influences(builder, rt.InfluenceSource.from_dense(
+        skin, whole, np.ones(whole.shape))))
+    prim = Primitive(positions, smooth_normals(positions, indices), indices, influences,
+                     PALETTE[0])
+    prim.morph = rt.MorphTargets.open(bytes(fbx.build_morph_targets(rt.Builder(), 0, options)))
+    if prim.morph.vertex_count != len(positions):
+        raise BadFile(path, f"its blend shapes move {prim.morph.vertex_count} vertices of "
+                            f"{len(positions)}")
+    defaults = fbx.morph_weights(0)
+    prefix = fbx.model_bone_name(model) + b"/"
+    asset = Asset(path.name, skeleton, skin, [prim])
+    for t in range(prim.morph.target_count):
+        name = prim.morph.target_name(t)
+        asset.weights.append(MorphWeight(name, prefix + name.encode(), float(defaults[t])))
+    prim.weight_of = np.arange(prim.morph.target_count, dtype=np.int64)
+    _fbx_clips(fbx, asset, settings, options)
     return asset
 
 
