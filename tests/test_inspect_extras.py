@@ -433,3 +433,21 @@ def test_fbx_blend_shapes_morph_the_rows_as_ufbx_evaluates_them(tmp_path):
         assert np.abs(figure.vertices[:, :3] - want).max() <= 1e-5 * size, t
         moved = max(moved, float(np.abs(want - (vertices @ world[:, :3].T + world[:, 3])).max()))
     assert moved > 0.1 * size
+
+
+def test_the_overlay_is_headless_only_and_draws_over_the_frames(tmp_path, capsys):
+    """--overlay without --headless is one line and exit 2; with it, the lines change the
+    frames where the plain run's do not."""
+    from PIL import Image
+    path = str(_rig_file(tmp_path))
+    assert _run([path, "--overlay"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--overlay" in err[0]
+    _egl()
+    plain, drawn = tmp_path / "plain", tmp_path / "drawn"
+    assert _run([path, "--headless", "--out", str(plain), "--frames", "2", "--scale", "1"]) == 0
+    assert _run([path, "--headless", "--out", str(drawn), "--frames", "2", "--scale", "1",
+                 "--overlay"]) == 0
+    a = np.asarray(Image.open(plain / "00_wave_001.png"), int)
+    b = np.asarray(Image.open(drawn / "00_wave_001.png"), int)
+    assert (np.abs(a - b).sum(axis=2) > 30).sum() > 20
