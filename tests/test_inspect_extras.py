@@ -451,3 +451,34 @@ def test_the_overlay_is_headless_only_and_draws_over_the_frames(tmp_path, capsys
     a = np.asarray(Image.open(plain / "00_wave_001.png"), int)
     b = np.asarray(Image.open(drawn / "00_wave_001.png"), int)
     assert (np.abs(a - b).sum(axis=2) > 30).sum() > 20
+
+
+def test_played_through_a_loop_the_springs_run_on(tmp_path):
+    """With the seconds played given (the window's), a wrap from the clip's end to its
+    start steps the springs over the wrap, on the clip's poses either side of it, as the
+    runtime's state does driven directly; without, the wrap starts them afresh."""
+    figure = _figure(_rig_file(tmp_path))
+    _, clip = figure.asset.clips[0]
+    d = float(clip.duration)
+    end, wrapped = d - 0.02, 0.03           # 0.05 s played across the wrap
+    figure.pose(clip, end)
+    figure.pose(clip, wrapped, 0.05)
+    sk, springs = figure.skeleton, figure.asset.springs
+    state, pose = rt.SpringState(springs, sk), rt.Pose(sk)
+    clip.sample(sk, end, pose)
+    state.step(pose, delta=0.0)
+    cuts = 3                                # ceil(0.05 * 60)
+    for k in range(1, cuts):
+        at = wrapped - 0.05 * (cuts - k) / cuts
+        clip.sample(sk, at % d if at < 0 else at, pose)
+        state.step(pose, delta=0.05 / cuts)
+    clip.sample(sk, wrapped, pose)
+    state.step(pose, delta=0.05 / cuts)
+    state.apply(pose)
+    pose.compute_model(sk)
+    assert np.array_equal(np.asarray(figure.pose_.model), np.asarray(pose.model))
+    fresh = _figure(_rig_file(tmp_path))
+    fresh.pose(clip, wrapped)
+    figure.pose(clip, end)
+    figure.pose(clip, wrapped)               # no seconds given: afresh
+    assert np.array_equal(np.asarray(figure.pose_.model), np.asarray(fresh.pose_.model))

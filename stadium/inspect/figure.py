@@ -84,16 +84,18 @@ class Figure(SkinnedFigure):
         """Hold the morph weight `name` at `weight` whatever the clip says."""
         self.overrides[self.asset.weight_names().index(name)] = float(weight)
 
-    def pose(self, clip: rt.Clip | None, time: float) -> None:
+    def pose(self, clip: rt.Clip | None, time: float, elapsed: float | None = None) -> None:
         """Sample `clip` at `time` (the rest pose without one), step the springs on it,
-        weigh the morphs and skin into the rows."""
+        weigh the morphs and skin into the rows. `elapsed`, the seconds played since the
+        last pose (the window's), runs the springs on through a loop's wrap; without it a
+        time before the last starts them afresh."""
         pose = self.pose_
         if clip is None:
             pose.set_rest(self.skeleton)
         else:
             clip.sample(self.skeleton, time, pose)
         if self.springs_on:
-            self._sway(clip, time)
+            self._sway(clip, time, elapsed)
         pose.compute_model(self.skeleton)
         self._weigh(clip, time)
         self.skin_pose(pose)
@@ -109,25 +111,31 @@ class Figure(SkinnedFigure):
         for k, v in self.overrides.items():
             w[k] = v
 
-    def _sway(self, clip: rt.Clip | None, time: float) -> None:
-        """Step the springs from the last call's time to `time` on the clip's poses and
-        turn the pose's joints; a new clip or a time before the last starts them afresh."""
+    def _sway(self, clip: rt.Clip | None, time: float, elapsed: float | None) -> None:
+        """Step the springs over the time since the last call on the clip's poses and turn
+        the pose's joints; a new clip, or a time before the last unless `elapsed` says how
+        long was played, starts them afresh."""
         state, last = self.springs, self._spring_at
-        if last is None or last[0] is not clip or time < last[1]:
-            state.reset()
-            start = time
+        if last is None or last[0] is not clip:
+            span = None
+        elif elapsed is not None:
+            span = max(float(elapsed), 0.0)
         else:
-            start = last[1]
-        cuts = max(1, math.ceil((time - start) / SPRING_STEP - 1e-9))
+            span = time - last[1] if time >= last[1] else None
+        if span is None:
+            state.reset()
+            span = 0.0
+        cuts = max(1, math.ceil(span / SPRING_STEP - 1e-9))
         between = self._between
-        for k in range(1, cuts):             # a long jump: the poses in between too
-            at = start + (time - start) * k / cuts
+        length = float(clip.duration) if clip is not None else 0.0
+        for k in range(1, cuts):             # a long span: the poses in between too
+            at = time - span * (cuts - k) / cuts
             if clip is None:
                 between.set_rest(self.skeleton)
             else:
-                clip.sample(self.skeleton, at, between)
-            state.step(between, delta=(time - start) / cuts)
-        state.step(self.pose_, delta=(time - start) / cuts)
+                clip.sample(self.skeleton, at % length if at < 0 < length else at, between)
+            state.step(between, delta=span / cuts)
+        state.step(self.pose_, delta=span / cuts)
         state.apply(self.pose_)
         self._spring_at = (clip, time)
 

@@ -42,6 +42,7 @@ class Inspector(Game):
         self.bodies = True
         self.drop_available = figure.asset.ragdoll is not None and drop_module.available()
         self.drop = None                # the ragdoll falling, while it does
+        self.played = 0.0               # seconds played since the last draw (the springs')
         self.names_of = [figure.skeleton.bone_name(b) or f"#{b}"
                          for b in range(figure.skeleton.bone_count)]
         self._drag = False
@@ -89,6 +90,7 @@ class Inspector(Game):
             return
         if not self.playing or self.duration <= 0:
             return
+        self.played += dt
         self.time += dt
         if self.time > self.duration:
             self.time = self.time % self.duration if self.loop else self.duration
@@ -97,7 +99,9 @@ class Inspector(Game):
     def draw(self, gfx: Graphics) -> None:
         stage = self.stage
         if self.drop is None:
-            stage.figure.pose(self.clip, self.time)
+            # played: the springs run on through a loop; scrubbed: by the time moved
+            stage.figure.pose(self.clip, self.time, self.played or None)
+            self.played = 0.0
         stage.place()
         canvas = stage.renderer.render(stage, HOURS["day"], LOOK)
         viewport = letterbox(canvas.size, (gfx.width, gfx.height))
