@@ -107,8 +107,8 @@ class LearnedTrainerProjector:
 class LearnedTrainerSource:
     """maniLearnedTrainerSource: the skeleton, the database and its clips (the database's
     clip order), the mirror map its mirrored entries play through (None when it has none),
-    the Projectors, the bones whose scale the model gives, and the float tracks and events
-    it gives (by name: a clip without the track gives 0; an event's state is 1 at the frame
+    the Projectors, the bones whose scale the model gives, the float tracks and events it
+    gives, and the options (by name: a clip without the track gives 0; an event's state is 1 at the frame
     nearest its time, else 0)."""
 
     skeleton: Skeleton
@@ -119,6 +119,7 @@ class LearnedTrainerSource:
     scaled_bones: list = field(default_factory=list)
     float_tracks: list = field(default_factory=list)
     events: list = field(default_factory=list)
+    options: LearnedTrainerOptions = field(default_factory=LearnedTrainerOptions)
 
 
 def _refuse(message, reason, item=0, other=0, limit=False):
@@ -173,7 +174,7 @@ def _option_values(o) -> tuple:
     return tuple(out)
 
 
-def check_source(source, options) -> Checked:
+def check_source(source) -> Checked:
     """The source's and options' checks, in the Returns line's order within each kind."""
     if not isinstance(source, LearnedTrainerSource):
         raise InvalidError("not a LearnedTrainerSource")
@@ -184,8 +185,8 @@ def check_source(source, options) -> Checked:
         raise InvalidError("the source's database is not an opened motion database")
     for what in ("clips", "projectors", "scaled_bones", "float_tracks", "events"):
         if not isinstance(getattr(source, what), (list, tuple)):
-            raise InvalidError(f"the source's {what} is not a list")
-    o = _option_values(options)
+            raise InvalidError(f"the source's {what} is missing or not a list")
+    o = _option_values(source.options)
     v = dict(zip(OPTION, o))
     if v["latent_count"] > MAX_LEARNED_LATENT:
         raise _refuse("latent values past MAX_LEARNED_LATENT", BuildReason.Option,

@@ -44,8 +44,7 @@ from .data import sample
 from .hooks import LocalPool, local_hooks
 from .losses import run_chunk
 from .options import (CHUNK, LearnedTrainerDef, LearnedTrainerOptions, LearnedTrainerSource,
-                      _passes, check_def, check_source, default_learned_trainer_def,
-                      default_learned_trainer_options)
+                      _passes, check_def, check_source, default_learned_trainer_def)
 
 MAGIC = b"MLTC"
 CHECKPOINT_VERSION = 1
@@ -95,11 +94,9 @@ def _layers(params: np.ndarray, dims: np.ndarray) -> list[LearnedLayer]:
 class LearnedTrainer:
     """maniLearnedTrainer."""
 
-    def __init__(self, definition: LearnedTrainerDef | None, source: LearnedTrainerSource,
-                 options: LearnedTrainerOptions | None = None):
+    def __init__(self, definition: LearnedTrainerDef | None, source: LearnedTrainerSource):
         d = check_def(default_learned_trainer_def() if definition is None else definition)
-        options = default_learned_trainer_options() if options is None else options
-        c = check_source(source, options)
+        c = check_source(source)
         self._alloc, self._free, self._user = d.alloc, d.free, d.user
         self.misuse = 0
         self._state = "live"            # live, hook, building, gone
