@@ -109,6 +109,13 @@ class LearnedTrainer:
             hooks = d.tasks
         self._dispatch, self._collect, self._task_user = hooks.dispatch, hooks.collect, hooks.user
         self._own = self._take(TRAINER_BLOCK_BYTES // 8)
+        try:
+            self._make(source, c)
+        except CapacityError:
+            self.destroy()
+            raise
+
+    def _make(self, source, c) -> None:
         sk, db = source.skeleton, source.database
         self.skeleton, self.database, self.checked = sk, db, c
         o = self.options = LearnedTrainerOptions(*c.options)
