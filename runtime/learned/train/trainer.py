@@ -230,6 +230,11 @@ class LearnedTrainer:
         return sum(_param_count(d) for d in self._stage_dims(stage))
 
     @property
+    def latents(self) -> np.ndarray | None:
+        """Every frame's latent values (frames, latent) from stage 0's end; None before."""
+        return None if self._latents is None else self._latents.copy()
+
+    @property
     def done(self) -> bool:
         return self.stage >= self.stage_count
 
