@@ -8,6 +8,9 @@ what it stands in for, the database and its clip, at Holden's size (53,500 frame
 
     python benchmarks/learned.py
 """
+import statistics
+import time
+
 import numpy as np
 
 from _figures import emit, median_us
@@ -21,16 +24,20 @@ from runtime.samples.humanoid import humanoid_source
 BONES, FEATURE_BONES, LATENT = 36, 9, 32
 
 
-def database(frames: int, seed: int = 0):
-    """(skeleton, database, clip bytes): nine bones' translations walking at random."""
-    skeleton = rt.Skeleton.open(rt.build_skeleton(rt.Builder(), humanoid_source(BONES)))
+def walk_clip(skeleton, frames: int, seed: int) -> bytes:
     rng = np.random.default_rng(seed)
     times = np.arange(frames) / 60.0
     channels = [rt.ChannelSource(b, rt.ChannelPath.translation, times,
                                  np.cumsum(rng.normal(0, 0.01, (frames, 3)), axis=0))
                 for b in range(BONES)]
-    clip_bytes = rt.build_clip(rt.Builder(), rt.ClipSource(
+    return rt.build_clip(rt.Builder(), rt.ClipSource(
         skeleton, channels, sample_rate=60.0, duration=float(np.float32(times[-1]))))
+
+
+def database(frames: int, seed: int = 0):
+    """(skeleton, database, clip bytes): nine bones' translations walking at random."""
+    skeleton = rt.Skeleton.open(rt.build_skeleton(rt.Builder(), humanoid_source(BONES)))
+    clip_bytes = walk_clip(skeleton, frames, seed)
     clip = rt.Clip(clip_bytes)
     source = rt.MotionDatabaseSource(
         skeleton, [clip], [MatchEntry(0, 0.0, clip.duration)],
@@ -88,6 +95,41 @@ def main() -> None:
     skeleton, big, stood_for = database(53_500)
     emit("learned_model_bytes", model_bytes, "bytes", "lower", None)
     emit("learned_model_bytes_vs_database_bytes", model_bytes / stood_for, "x", "lower", None)
+    trainer_figures()
+
+
+def trainer_figures() -> None:
+    """Training speed at Holden's sizes (width 512, batch 32, the Compressor and
+    Decompressor's stage) over the synthetic database, with 1 and 2 local workers; and, when
+    the staged mocap is beside the repo, the shipped model's bytes against its database's
+    and clips'."""
+    from runtime.learned.train import (LearnedTrainer, LearnedTrainerSource,
+                                       default_learned_trainer_def, default_learned_trainer_options)
+    skeleton, db, _ = database(600)
+    clip = rt.Clip(walk_clip(skeleton, 600, 0))
+    rates = {}
+    for workers in (1, 2):
+        d = default_learned_trainer_def()
+        d.workers = workers
+        tr = LearnedTrainer(d, LearnedTrainerSource(skeleton, db, [clip],
+                                                    options=default_learned_trainer_options()))
+        tr.train(2)
+        runs = []
+        for _ in range(3):
+            start = time.perf_counter()
+            tr.train(4)
+            runs.append(4 / (time.perf_counter() - start))
+        rates[workers] = statistics.median(runs)
+        tr.destroy()
+    emit("train_iterations_per_s_1_worker", rates[1], "it/s", "higher", None)
+    emit("train_iterations_per_s_2_workers", rates[2], "it/s", "higher",
+         round(1.6 * rates[1], 3))
+    from runtime.samples import learned_model, mocap
+    if mocap.available() and learned_model.SHIPPED.is_file():
+        skeleton, clips, sub = learned_model.subset_database()
+        stood_for = len(sub.data) + sum(len(c.data) for c in clips)
+        emit("trained_model_bytes_vs_database_bytes",
+             learned_model.SHIPPED.stat().st_size / stood_for, "x", "lower", None)
 
 
 if __name__ == "__main__":

@@ -3,11 +3,13 @@
 process or on a Ray worker elsewhere. Every loss is a mean over the whole batch (the
 payload carries its size), so the chunks' gradients add up to the batch's.
 
-After Holden et al. 2020 (their losses, in the normalized spaces the networks work in):
+After Holden et al. 2020, in the normalized spaces the networks work in:
 
     decompressor  the Decompressor's outputs against the targets, and their change from
                   frame to frame over the window against the targets'; the Compressor's
-                  latent values kept small (LATENT_WEIGHT times their mean square)
+                  latent values kept small (LATENT_WEIGHT times their mean square).
+                  Holden's losses on model-space positions and rotations (through forward
+                  kinematics) are not taken: the outputs are compared as the model gives them
     stepper       the state rolled on over the window by the Stepper's rates against the
                   frames' states, and its change per step against theirs
     projector     the Projector's state against the nearest frame's
