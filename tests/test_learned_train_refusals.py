@@ -308,3 +308,14 @@ def test_while_it_builds_training_restoring_and_destroying_are_busy():
     assert results == ["train", "restore", True]
     assert capi.maniLearnedTrainer_GetMisuse(tr) == 3
     assert rt.LearnedModel(capi.maniBuilder_CopyBuilt(builder)).is_open
+
+
+def test_task_hooks_giving_other_results_are_refused_before_a_step():
+    for collect in (lambda u, h: h[:-1], lambda u, h: [(g[:-1], l) for g, l in h],
+                    lambda u, h: [None] * len(h)):
+        tr = _create(d=ltf.definition(1, tasks=TaskHooks(lambda u, w, p: [w(x) for x in p], collect)))
+        with pytest.raises(rt.InvalidError):
+            capi.maniLearnedTrainer_Train(tr, 1)
+        assert tr.stage_iteration == 0          # no step taken
+    with pytest.raises(rt.InvalidError):
+        _create(d=ltf.definition(1, tasks=TaskHooks(5, 6)))

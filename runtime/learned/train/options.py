@@ -143,6 +143,9 @@ def check_def(d) -> LearnedTrainerDef:
         raise InvalidError("the def's task hooks are not TaskHooks")
     if (d.tasks.dispatch is None) != (d.tasks.collect is None):
         raise InvalidError("task hooks with one function")
+    if not all(f is None or callable(f) for f in (d.alloc, d.free, d.tasks.dispatch,
+                                                   d.tasks.collect)):
+        raise InvalidError("a hook that is not a function")
     if args.integer(d.workers, "workers") < 1:
         raise InvalidError("workers below 1")
     return d

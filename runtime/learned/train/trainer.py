@@ -334,20 +334,29 @@ class LearnedTrainer:
             results = self._collect(self._task_user, self._dispatch(self._task_user, run_chunk, tasks))
         finally:
             self._state = "live"
-        results = list(results)
-        if len(results) != len(tasks):
-            raise InvalidError("the task hooks gave a result for each chunk but not all")
         grad = np.zeros(self._params.size)
         loss = 0.0
-        for g, chunk_loss in results:
-            kernels.add_into(grad, np.ascontiguousarray(g, np.float64))
-            loss += float(chunk_loss)
+        for g, chunk_loss in self._checked(results, len(tasks), grad.size):
+            kernels.add_into(grad, g)
+            loss += chunk_loss
         o = self.options
         rate = o.learning_rate * o.decay ** (it // DECAY_EVERY)
         kernels.adamw(self._params, grad, self._m, self._v, float(it + 1), rate, BETA1, BETA2,
                       EPSILON, o.weight_decay)
         self.stage_iteration = it + 1
         self._loss = loss
+
+    @staticmethod
+    def _checked(results, chunks: int, size: int) -> list:
+        """The task hooks' results as (gradient, loss) pairs, one a chunk, in order."""
+        try:
+            pairs = [(np.ascontiguousarray(g, np.float64), float(loss)) for g, loss in results]
+        except (TypeError, ValueError):
+            raise InvalidError("the task hooks gave something other than the chunks' "
+                               "(gradient, loss) pairs") from None
+        if len(pairs) != chunks or any(g.shape != (size,) for g, _ in pairs):
+            raise InvalidError("the task hooks gave results of another count or shape")
+        return pairs
 
     def train(self, iterations, report: LearnedTrainerReport | None = None) -> LearnedTrainerReport:
         """maniLearnedTrainer_Train: up to `iterations` iterations, stage after stage."""
