@@ -130,6 +130,52 @@ def trainer_figures() -> None:
         stood_for = len(sub.data) + sum(len(c.data) for c in clips)
         emit("trained_model_bytes_vs_database_bytes",
              learned_model.SHIPPED.stat().st_size / stood_for, "x", "lower", None)
+        held_out_figures(skeleton, clips, sub, LearnedModel(learned_model.SHIPPED.read_bytes()))
+
+
+def _root_space(pose, skeleton) -> np.ndarray:
+    """Bone positions relative to bone 0, in its space (cm for the staged mocap)."""
+    pose.compute_model(skeleton)
+    m = pose.model.astype(np.float64)            # (bones, 3, 4)
+    rotation, position = m[0, :, :3], m[:, :, 3]
+    return (position - position[0]) @ rotation
+
+
+def held_out_figures(skeleton, clips, sub, model, step: int = 5) -> None:
+    """The shipped model on takes it never saw (the second take of each): their frames'
+    features normalized as the model's database normalizes, projected (Projector 0),
+    decompressed; the pose error in root space against the take's own pose, beside motion
+    matching's (the nearest training frame's pose)."""
+    from runtime.clip.build import build_clip
+    from runtime.core.builder import Builder
+    from runtime.matching.database_build import MatchEntry as Entry, MotionDatabaseSource
+    from runtime.samples import learned_model, mocap
+    held, entries = [], []
+    for k, take in enumerate(learned_model.TAKES):
+        source, _ = mocap.rooted_clip_source(mocap.MOCAP / f"{take[:-3]}002.bvh")
+        held.append(rt.Clip(build_clip(Builder(), source)))
+        entries.append(Entry(k, 0.0, held[-1].duration))
+    other = rt.MotionDatabase(rt.build_motion_database(rt.Builder(), MotionDatabaseSource(
+        skeleton, held, entries, mocap.holden_channels(skeleton), mocap.RATE)))
+    offsets, scales = model.normalization()
+    train = np.array([sub.frame_features(f) for f in range(sub.frame_count)], np.float64)
+    pose, truth = rt.Pose(skeleton), rt.Pose(skeleton)
+    out = LearnedOutput(pose, np.zeros(6, np.float32))
+    learned, matched = [], []
+    for f in range(0, other.frame_count, step):
+        entry, t = other.frame(f)
+        raw = other.frame_features(f).astype(np.float64) * other.scales + other.offsets
+        query = ((raw - offsets) / scales).astype(np.float32)
+        held[entry].sample(skeleton, t, truth)
+        want = _root_space(truth, skeleton)
+        model.decompress(model.project(0, query), out)
+        learned.append(np.linalg.norm(_root_space(pose, skeleton) - want, axis=1).mean())
+        near = int(((train - query) ** 2).sum(axis=1).argmin())
+        e, u = sub.frame(near)
+        clips[sub.entry(e).clip].sample(skeleton, u, truth)
+        matched.append(np.linalg.norm(_root_space(truth, skeleton) - want, axis=1).mean())
+    emit("trained_model_held_out_pose_error_cm", float(np.mean(learned)), "cm", "lower", None)
+    emit("matching_held_out_pose_error_cm", float(np.mean(matched)), "cm", "lower", None)
 
 
 if __name__ == "__main__":
