@@ -111,13 +111,18 @@ class Allocator:
 
     def __init__(self):
         self.failing = False
+        self.after = None           # fail once this many more blocks are given
         self.live = 0
         self.inside = None          # called from inside the hooks when set
 
     def alloc(self, user, size):
         if self.inside:
             self.inside()
+        if self.after is not None:
+            self.after -= 1
+            self.failing = self.after < 0
         if self.failing:
+            self.after = None
             return None
         self.live += 1
         return bytearray(size)
@@ -139,10 +144,15 @@ def test_memory_running_out_as_a_stage_begins_keeps_the_progress():
     capi.maniLearnedTrainer_Train(tr, 12)                    # stage 0 done, stage 1 not begun
     capi.maniLearnedTrainer_Train(reference, 12)
     held = capi.maniLearnedTrainer_SaveCheckpoint(tr)
+    live = a.live
     a.failing = True
     with pytest.raises(rt.CapacityError):
         capi.maniLearnedTrainer_Train(tr, 5)
     assert capi.maniLearnedTrainer_SaveCheckpoint(tr) == held
+    a.failing, a.after = False, 1                           # the second of three blocks fails
+    with pytest.raises(rt.CapacityError):
+        capi.maniLearnedTrainer_Train(tr, 5)
+    assert capi.maniLearnedTrainer_SaveCheckpoint(tr) == held and a.live == live
     a.failing = False
     capi.maniLearnedTrainer_Train(tr, 100)
     capi.maniLearnedTrainer_Train(reference, 100)

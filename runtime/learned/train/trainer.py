@@ -244,7 +244,14 @@ class LearnedTrainer:
 
     def _begin(self) -> None:
         n = self._stage_size(self.stage)
-        blocks = [self._take(n) for _ in range(3)]
+        blocks = []
+        try:
+            for _ in range(3):
+                blocks.append(self._take(n))
+        except CapacityError:
+            for b in blocks:
+                self._release(b)
+            raise
         rng = self._generator(1 << 62)
         params, at = blocks[0], 0
         for dims in self._stage_dims(self.stage):
