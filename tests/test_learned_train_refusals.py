@@ -4,7 +4,6 @@ kept) or in a restore (starting over), short checkpoint buffers, the restore's c
 trainer unchanged), the build of an unfinished trainer, and the Busy rules of the hooks."""
 from __future__ import annotations
 
-from dataclasses import replace
 
 import numpy as np
 import pytest

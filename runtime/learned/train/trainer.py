@@ -41,7 +41,7 @@ from ..model_build import (LearnedLayer, LearnedModelSource, LearnedNetwork, Lea
                            build_learned_model)
 from . import kernels
 from .data import sample
-from .hooks import LocalPool, local_hooks
+from .hooks import local_hooks
 from .losses import run_chunk
 from .options import (CHUNK, LearnedTrainerDef, LearnedTrainerOptions, LearnedTrainerSource,
                       _passes, check_def, check_source, default_learned_trainer_def)
