@@ -21,7 +21,8 @@ The mapping:
 - shapes are the profile's (a capsule's axis, the body frame's y, turned onto MuJoCo's z),
   each carrying its body's mass; they meet the ground (and, with self_collision, each
   other but not their parent);
-- the world is the character's world: gravity is -9.81 along `up`, the plane's normal.
+- the world is the character's world: gravity (9.81 unless the host's units say otherwise)
+  pulls along -`up`, the plane's normal.
 
 Deterministic: the same inputs and calls give the same bits (MuJoCo steps on one thread).
 """
@@ -86,12 +87,13 @@ class RagdollEngine:
 
     def __init__(self, ragdoll: Ragdoll, skeleton: Skeleton, *, rate: float = 240.0,
                  up=(0.0, 1.0, 0.0), ground: float = 0.0, self_collision: bool = False,
-                 friction: float = 1.0, joint_damping: float = 0.02):
+                 friction: float = 1.0, joint_damping: float = 0.02, gravity: float = 9.81):
         if not (isinstance(ragdoll, Ragdoll) and ragdoll.is_open):
             raise ValueError("an opened ragdoll profile")
         self.ragdoll, self.skeleton = ragdoll, skeleton
         self.rate = float(rate)
         self.up = np.asarray(up, dtype=np.float64) / np.linalg.norm(up)
+        self.gravity = float(gravity)
         self.count = ragdoll.body_count
         body = [ragdoll.body(k) for k in range(self.count)]
         self.frames = np.array([b.frame for b in body], dtype=np.float64)
@@ -112,7 +114,7 @@ class RagdollEngine:
     # ---- the model
     def _mjcf(self, body, ground, self_collision, friction, joint_damping) -> str:
         plane = _arc(np.array([0.0, 0.0, 1.0]), self.up)
-        gravity = -9.81 * self.up
+        gravity = -self.gravity * self.up
         contype, conaffinity = (1, 1) if self_collision else (2, 1)
         out = [f'<mujoco model="ragdoll"><compiler angle="radian"/>'
                f'<option timestep="{1.0 / self.rate:.12g}" gravity="{_vec(gravity)}" '
