@@ -43,11 +43,13 @@ from .physics import (ColliderShape, ColliderSource, JointSource, LimitSource, S
 from .physics import (BodySource, Ragdoll, RagdollBody, RagdollGetUp, RagdollGround, RagdollShape,
                       RagdollSource, build_ragdoll)
 from .clip.compress import CompressOptions, CompressReport, compress_clip, default_compress_options
+from .importers.gltf import Gltf, GltfOptions, default_gltf_options, open_gltf
 from .pose import (BlendLayer, BoneSource, MaskChain, Pose, PoseBatch, Skeleton, SkeletonSource,
                    add_layers, blend_poses, build_mask, build_skeleton, compute_pose_difference,
                    pose_size)
 
 __all__ = [
+    "Gltf", "GltfOptions", "default_gltf_options", "open_gltf",
     "BodyBone", "BodyEffector", "BodyLimit", "BodyLimitKind", "BodySolve", "BodyTopMode",
     "body_ik_scratch_size", "solve_body_sdls", "solve_body_xpbd",
     "graph_source", "rootmotion",

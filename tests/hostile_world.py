@@ -326,12 +326,37 @@ class World:
         placement = [0.5, 0, 0.2, 0, 0.2, 0, 0.9797959, 1, 1, 1]
         return capi.maniRagdoll_ComputeBodiesFromPose(self.ragdoll, self.model_pose(), placement,
                                                       self.model_pose(), placement, 1 / 60)[0]
+    def gltf_bytes(self):
+        from gltf_make import rig
+        return rig().json_bytes()
+
+    def gltf(self):
+        """A fresh document: some calls supply, read into or close it."""
+        return capi.maniOpenGltf(rt.Builder(), self.gltf_bytes)
+
+    @cached_property
+    def read_gltf(self):
+        return self.gltf()
+
+    @cached_property
+    def gltf_skeleton(self):
+        b = rt.Builder()
+        capi.maniBuildGltfSkeleton(b, self.read_gltf, 0, capi.maniDefaultGltfOptions())
+        return rt.Skeleton.open(capi.maniBuilder_CopyBuilt(b))
+
+    @cached_property
+    def gltf_skin(self):
+        b = rt.Builder()
+        capi.maniBuildGltfSkin(b, self.read_gltf, 0, self.gltf_skeleton,
+                               capi.maniDefaultGltfOptions())
+        return capi.maniOpenSkin(capi.maniBuilder_CopyBuilt(b))
 
 
 def valid_calls(w: World) -> dict:
     """Each listed function's name -> a function making a valid argument tuple."""
     sk, clip, graph = (lambda: w.skeleton), (lambda: w.clip), (lambda: w.graph)
     move = [0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+    gltf_options = capi.maniDefaultGltfOptions()
     one = {
         "maniApplyMorphTargets": lambda: (w.morph_job(),),
         "maniBindGraph": lambda: (w.graph, w.assets),
@@ -470,12 +495,28 @@ def valid_calls(w: World) -> dict:
                                                       RagdollGround()),
         "maniCompressClip": lambda: (rt.Builder(), w.clip, w.skeleton, capi.maniDefaultCompressOptions()),
         "maniClip_IsCompressed": lambda: (w.compressed_clip,),
+        "maniOpenGltf": lambda: (rt.Builder(), w.gltf_bytes),
+        "maniCloseGltf": lambda: (w.gltf(),),
+        "maniGltf_GetBufferUri": lambda: (w.read_gltf, 1),
+        "maniGltf_SupplyBuffer": lambda: (w.gltf(), 1, b"abcd"),
+        "maniBuildGltfSkeleton": lambda: (rt.Builder(), w.read_gltf, 0, gltf_options),
+        "maniBuildGltfNodeSkeleton": lambda: (rt.Builder(), w.read_gltf, 1, gltf_options),
+        "maniGltf_GetSkeletonPlacement": lambda: (w.read_gltf, 0, gltf_options),
+        "maniBuildGltfSkin": lambda: (rt.Builder(), w.read_gltf, 0, w.gltf_skeleton,
+                                      gltf_options),
+        "maniBuildGltfClip": lambda: (rt.Builder(), w.read_gltf, 0, w.gltf_skeleton,
+                                      gltf_options, capi.maniDefaultImportClipOptions()),
+        "maniGltf_ReadSprings": lambda: (w.gltf(), w.gltf_skeleton, gltf_options),
+        "maniGltf_GetPrimitiveTargetCount": lambda: (w.read_gltf, 0, 0),
+        "maniGltf_GetMorphWeights": lambda: (w.read_gltf, 3, np.zeros(1, np.float32)),
+        "maniBuildGltfInfluences": lambda: (rt.Builder(), w.read_gltf, 0, 0, w.gltf_skin),
+        "maniBuildGltfMorphTargets": lambda: (rt.Builder(), w.read_gltf, 0, 0, gltf_options),
     }
     by_first = {"clip": clip, "graph": graph, "skeleton": sk, "pose": w.pose,
                 "targets": lambda: w.targets, "influences": lambda: w.influences,
                 "skin": lambda: w.skin, "binding": lambda: w.binding, "instance": w.instance,
                 "map": lambda: w.mirror_map, "set": lambda: w.spring_set,
-                "ragdoll": lambda: w.ragdoll}
+                "ragdoll": lambda: w.ragdoll, "gltf": lambda: w.read_gltf}
     calls = {}
     import inspect
     for name in capi.__all__:

@@ -18,12 +18,13 @@ from runtime.graph.json.write import write_text
 
 from test_graph_fixtures import builder, humanoid, locomotion, standard_clips
 from test_graph_json import everything
+from graph_solver_fixtures import solver_source
 
 
 @pytest.fixture(scope="module")
 def files():
     sk, clips, source, graph = locomotion()
-    return build(everything()), build(source)
+    return build(everything()), build(source), build(solver_source())
 
 
 def _mutate(rng, data: bytes) -> bytes:
@@ -50,7 +51,7 @@ def test_open_raises_only_library_errors(files):
     rng = np.random.default_rng(11)
     outcomes = {"opened": 0, "refused": 0}
     for trial in range(1500):
-        data = _mutate(rng, files[trial % 2])
+        data = _mutate(rng, files[trial % len(files)])
         start = time.perf_counter()
         try:
             Graph(data)

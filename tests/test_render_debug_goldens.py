@@ -1,5 +1,5 @@
 """Visual regression of the debugger: the playable battle with the graph inspector open and
-the skeleton overlay on, against tests/golden/debug_*.png under the same tolerance as the
+the skeleton overlay on (or the IK and springs panel with its overlays), against tests/golden/debug_*.png under the same tolerance as the
 show's goldens (tests/test_render_goldens.py). Regenerate with `python -m stadium.app.goldens`;
 a failure leaves expected, actual and diff PNGs in tests/golden/_failures/."""
 import pytest
@@ -24,7 +24,9 @@ def gfx():
 
 def test_the_cases_cover_the_inspector_and_the_skeleton():
     states = [dict(case.state) for case in CASES]
-    assert all(s.get("skeleton") for s in states)
+    assert all(s.get("skeleton") or s.get("ik_overlay") or s.get("spring_overlay") for s in states)
+    assert any(s.get("secondary") and s.get("ik_overlay") for s in states)
+    assert any(s.get("secondary") and s.get("spring_overlay") for s in states)
     assert any(s.get("picked") for s in states) and any(s.get("names") for s in states)
     assert any(case.scrub for case in CASES)
 

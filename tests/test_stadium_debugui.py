@@ -264,3 +264,34 @@ def test_headless_the_frame_time_is_each_frames_work_and_the_fps_is_shown(gfx):
     assert times[-1] < apart / 4
     assert v.debug.fps == pytest.approx(2000.0 / sum(times))
     v.release()
+
+
+def test_the_ik_and_springs_switches_reach_the_battlers_and_close_with_the_debugger(gfx):
+    """The panel's switches are the match's while the debugger is open: pausing the physics
+    holds every spring state as it is, look-at off lets go of the goal; closing the
+    debugger puts them all back on."""
+    from stadium.battle.secondary import Switches
+
+    v = viewer(debug=True, debug_state=dict(secondary=True, ik_overlay=True,
+                                            spring_overlay=True))
+    v.load(gfx)
+    for _ in range(150):
+        v.update(1 / 60)
+    v.draw(gfx)
+    s = v.debug.state
+    s.physics_paused, s.look_at = True, False
+    v.views_changed()
+    assert v.match.switches == Switches(look=False, paused=True)
+    springs = [b.secondary.springs for b in v.match.battlers if b.secondary.springs is not None]
+    held = [bytes(state.save()) for state in springs]
+    for _ in range(20):
+        v.update(1 / 60)
+    v.draw(gfx)
+    assert [bytes(state.save()) for state in springs] == held, "paused springs do not move"
+    assert all(b.secondary.readout.look_weight == 0.0 for b in v.match.battlers)
+    v.toggle_debug()
+    assert v.match.switches == Switches()
+    v.update(1 / 60)
+    assert [bytes(state.save()) for state in springs] != held
+    assert all(b.secondary.switches == Switches() for b in v.match.battlers)
+    v.release()

@@ -66,26 +66,23 @@ __all__ = [
     "maniGraphInstance_EvaluateSubset",
 ]
 
-_NODES = "the IK, full-body IK, spring, motion-matching, learned and mirror node kinds"
+_NODES = "the motion-matching and learned node kinds"
 _NO_MAPS = "retargeted clip slots are refused at build, so no graph has a map slot yet"
 __pending__ = {
     "maniOpenGraph": f"{_NODES} and map slots are refused as unknown records",
-    "maniBindGraph": "database, model and spring-set slots are checked for identity and skeleton"
-                     " only (not a database's clips and query channels); map slots are not bound"
-                     " to their maps and source skeletons; no mirror map is bound",
+    "maniBindGraph": "database and model slots are checked for identity and skeleton only (not a"
+                     " database's clips and query channels); map slots are not bound to their maps"
+                     " and source skeletons",
     "maniGraph_GetRetargetMapCount": f"{_NO_MAPS}: always 0",
     "maniGraph_GetRetargetMapIdentity": f"{_NO_MAPS}: always 0",
     "maniGraph_GetRetargetMapSourceIdentity": f"{_NO_MAPS}: always 0",
     "maniGraph_GetClipRetargetMap": f"{_NO_MAPS}: always MANI_NO_TRACK",
-    "maniGraph_GetMirrorMapIdentity": "no mirror node kind yet, so no graph has a mirror map: always 0",
     "maniGraphBinding_GetScratchSize": "no room for a mapped clip's transfer: map slots do not exist yet",
     "maniGraphInstance_Update": "learned nodes (their steps, projection, events and root motion) do"
                                 " not exist yet",
     "maniGraphInstance_Evaluate": f"{_NODES} are not evaluated: they do not exist yet",
-    "maniPlanGraphSubset": "mirror partners, IK chains, spring sets and full-body paths are not"
-                           " planned: those node kinds do not exist yet",
-    "maniGraphInstance_EvaluateSubset": "spring, IK and full-body nodes and retargeted clips are not"
-                                        " evaluated: they do not exist yet",
+    "maniGraphInstance_EvaluateSubset": "retargeted clips are not transferred: map slots do not"
+                                        " exist yet",
 }
 
 

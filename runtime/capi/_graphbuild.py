@@ -10,7 +10,7 @@ from ..graph.json.write import write_graph_json
 
 __all__ = ["maniBuildGraph", "maniWriteGraphJson", "maniBuildGraphJson"]
 
-_NODES = "the IK, full-body IK, spring, motion-matching, learned and mirror node kinds"
+_NODES = "the motion-matching and learned node kinds"
 __pending__ = {
     "maniBuildGraph": f"{_NODES} and retargeted clip slots (map slots) are refused: not built yet",
     "maniBuildGraphJson": f"{_NODES} and retargeted clip slots have no JSON form yet",

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..clip.clip import LoopPolicy, is_open
 from ..core import args
-from ..core.errors import InvalidError
+from ..core.errors import InvalidError, ManiError
 from .file import Graph, is_open as graph_is_open
 from .format import CLIP_ADDITIVE, CLIP_ALL_EVENTS
 from .evaluate.kernels import soa
@@ -26,6 +26,11 @@ from .source import ClipLoop, ConditionKind, NodeKind, ParameterType
 from .update.driver import STEP_MAKERS
 from ..core.limits import NO_TRACK
 from ..core.memory import caller_block
+from ..mapping.mirror import MirrorMap
+from ..physics.spring import SpringSet
+from .springs import spring_values
+from .solving import body_solve
+from ..ik.body.description import pack
 from ..pose.skeleton import Skeleton
 from ..core.transform import IDENTITY
 
@@ -104,14 +109,33 @@ class GraphBinding:
                 if place is None:
                     raise _unbound(f"{what} slot {k}: no asset binds it", len(record))
                 record.append(place)
+        self.spring_sets = []
+        for k, identity in enumerate(graph.spring_set_identities):
+            s = _listed(assets.spring_sets)[record[len(clips) + len(graph.database_identities)
+                                                   + len(graph.model_identities) + k]]
+            if not isinstance(s, SpringSet) or s.bone_count != sk.bone_count:
+                raise InvalidError(f"spring set slot {k}: not an opened spring set of the skeleton")
+            self.spring_sets.append(s)
         mirror = NO_TRACK
+        self.mirror_map = None
         if graph.mirror_identity:
-            if getattr(assets.mirror_map, "identity", None) != graph.mirror_identity:
+            m = assets.mirror_map
+            if not isinstance(m, MirrorMap) or not m.is_open or m.identity != graph.mirror_identity:
                 raise _unbound("the graph's mirror map is not among the assets", len(record))
+            if m.skeleton_identity != sk.identity or m.bone_count != sk.bone_count:
+                raise InvalidError("a mirror map of another skeleton")
             mirror = 0
+            self.mirror_map = m
         roots = {c.root_motion_fields[0] for c in clips if c.has_root_motion}
         if len(roots) > 1:
             raise InvalidError(f"clips whose root motion names different bones: {sorted(roots)}")
+        self.bodies = {}
+        for k, node in enumerate(graph.nodes):
+            if node.kind == NodeKind.body_ik:
+                try:
+                    self.bodies[k] = pack(sk, body_solve(node.data))
+                except ManiError:
+                    raise InvalidError(f"node {k}: a full-body solve the skeleton refuses") from None
         self.graph = graph
         self.skeleton = sk
         self.assets = assets
@@ -133,7 +157,8 @@ class GraphBinding:
     def _compile(self) -> None:
         g = self.graph
         n = g.bone_count
-        self.layout = layout = Layout(g)
+        self.layout = layout = Layout(g, {k: spring_values(self.spring_sets[node.data.slot])
+                                          for k, node in enumerate(g.nodes) if node.kind == NodeKind.springs})
         self.lo = layout.lo_array.copy()
         self.hi = layout.hi_array.copy()
         self.whole = layout.whole_array

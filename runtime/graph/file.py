@@ -14,15 +14,15 @@ import numpy as np
 from ..core import args, container, names
 from ..core.container import Container, FileKind
 from ..core.errors import FormatError
-from .format import (ARITY, CLIP_ADDITIVE, CLIP_SLOT, DATABASE_SLOT, FLAG_DIFFERENCE, FORMAT_MINOR,
-                     FORMAT_VERSION, HEADER, MAP_SLOT, NODE, PARAMETER, PARAMETER_BOUNDED, AT_BONES,
+from .format import (ARITY, CLIP_ADDITIVE, CLIP_SLOT, DATABASE_SLOT, FLAG_DIFFERENCE, FLAG_MIRRORED,
+                     FORMAT_MINOR, FORMAT_VERSION, HEADER, MAP_SLOT, NODE, PARAMETER, PARAMETER_BOUNDED, AT_BONES,
                      AT_CLIPS, AT_DATABASES, AT_EVENTS, AT_MAPS, AT_MASKS, AT_MODELS, AT_NODES,
                      AT_PARAMETERS, AT_SLOTS, AT_SPRINGS, AT_SYNC, Facts, decode, word_f32,
                      word_i32)
 from .limits import (GRAPH_NONE, MAX_GRAPH_CLIPS, MAX_GRAPH_DATABASES, MAX_GRAPH_EVENTS, MAX_GRAPH_MODELS,
                      MAX_GRAPH_NODES, MAX_GRAPH_PARAMETERS, MAX_GRAPH_RETARGET_MAPS,
                      MAX_GRAPH_SPRING_SETS, MAX_GRAPH_SYNC_GROUPS, NO_PARAMETER)
-from .source import VALUE_WIDTH, NodeKind, ParameterType
+from .source import PASS_ON_KINDS, VALUE_WIDTH, NodeKind, ParameterType
 from ..core.limits import MAX_BONES, NO_TRACK
 
 PREFIXES = (b"P", b"C", b"Y", b"D", b"M", b"S", b"E")
@@ -37,11 +37,12 @@ INT32 = (-(1 << 31), (1 << 31) - 1)
 class Node:
     """One node as the open decoded it."""
 
-    __slots__ = ("kind", "difference", "place", "inputs", "data", "slot")
+    __slots__ = ("kind", "difference", "mirrored", "place", "inputs", "data", "slot")
 
-    def __init__(self, kind, difference, place, inputs, data, slot):
+    def __init__(self, kind, difference, mirrored, place, inputs, data, slot):
         self.kind = kind
         self.difference = difference
+        self.mirrored = mirrored
         self.place = place
         self.inputs = inputs
         self.data = data
@@ -104,8 +105,8 @@ class Graph:
         if bad.size:
             raise FormatError("mask weight outside 0 to 1", c.offset_of(b"MASK", 4 * int(bad[0])))
         self.masks = masks.copy()
-        facts = Facts([q.type for q in self.parameters], nc, ns, nk, ne)
-        self.nodes = _nodes(c, n, slots, facts, self.clip_flags)
+        facts = Facts([q.type for q in self.parameters], nc, ns, nk, ne, int(bones), int(nsp))
+        self.nodes = _nodes(c, n, slots, facts, self.clip_flags, int(mirror))
         c.finish()
         self.data = buf
         self.identity = c.identity
@@ -269,7 +270,7 @@ def _database_slots(c: Container, count: int, clips: int):
     return identities, lists
 
 
-def _nodes(c: Container, n: int, slots: int, facts: Facts, clip_flags) -> list[Node]:
+def _nodes(c: Container, n: int, slots: int, facts: Facts, clip_flags, mirror: int) -> list[Node]:
     rows = c.array(b"NODE", "<u4", (n, 8)).tolist()
     inputs = c.array(b"INPT", "<u4")
     words = c.array(b"NDAT", "<u4")
@@ -282,7 +283,7 @@ def _nodes(c: Container, n: int, slots: int, facts: Facts, clip_flags) -> list[N
             kind = NodeKind(kind)
         except ValueError:
             raise FormatError(f"node {k}: kind unknown", at) from None
-        if flags & ~FLAG_DIFFERENCE:
+        if flags & ~(FLAG_DIFFERENCE | FLAG_MIRRORED):
             raise FormatError(f"node {k}: flags unknown", at + 4)
         if place in places or place == GRAPH_NONE:
             raise FormatError(f"node {k}: a place given twice", at + 8)
@@ -303,7 +304,10 @@ def _nodes(c: Container, n: int, slots: int, facts: Facts, clip_flags) -> list[N
         if slot >= slots:
             raise FormatError(f"node {k}: slot past the slots", at + 28)
         data = decode(kind, words[w0:w0 + nw], words_at + 4 * w0, ni, facts)
-        out.append(Node(kind, bool(flags & FLAG_DIFFERENCE), place, mine, data, slot))
+        if kind == NodeKind.mirror and not mirror:
+            raise FormatError(f"node {k}: a mirror node in a graph without a mirror map", at)
+        out.append(Node(kind, bool(flags & FLAG_DIFFERENCE), bool(flags & FLAG_MIRRORED), place,
+                        mine, data, slot))
         first_input += ni
         first_word += nw
     if first_input != inputs.size:
@@ -334,12 +338,18 @@ def _check_structure(nodes: list[Node], base: int, clip_flags) -> None:
             want = False
         elif node.kind == NodeKind.additive:
             want = False if (not kinds[0] and kinds[1]) else None
-        elif node.kind == NodeKind.inertialize:
+        elif node.kind in (NodeKind.inertialize, *PASS_ON_KINDS):
             want = False if not kinds[0] else None
         else:
             want = kinds[0] if all(d == kinds[0] for d in kinds) else None
         if want is None or want != node.difference or (k == n - 1 and node.difference):
             raise FormatError(f"node {k}: pose or difference wrong", base + NODE.size * k + 4)
+    marks, both = parities(nodes)
+    if both is not None:
+        raise FormatError(f"node {both[0]}: reached both mirrored and not", base + NODE.size * both[0] + 4)
+    for k, want in enumerate(marks):
+        if want != nodes[k].mirrored:
+            raise FormatError(f"node {k}: mirrored mark wrong", base + NODE.size * k + 4)
     last = {}
     for k, node in enumerate(nodes):
         for i in node.inputs:
@@ -350,3 +360,21 @@ def _check_structure(nodes: list[Node], base: int, clip_flags) -> None:
         if j is not None and last.get(j, -1) >= k:
             raise FormatError(f"node {k}: slot still held by node {j}", base + NODE.size * k + 28)
         holder[node.slot] = k
+
+
+def parities(nodes) -> tuple[list, tuple | None]:
+    """Each node's parity from the output down (whether an odd number of mirror nodes lies
+    above it), and the first node found reached both ways with the reader reaching it the
+    other way, or None. Nodes are in file order, each after its inputs."""
+    out = [None] * len(nodes)
+    out[-1] = False
+    for k in range(len(nodes) - 1, -1, -1):
+        if out[k] is None:
+            continue            # unreachable: refused on its own
+        below = out[k] ^ (nodes[k].kind == NodeKind.mirror)
+        for i in nodes[k].inputs:
+            if out[i] is None:
+                out[i] = below
+            elif out[i] != below:
+                return out, (i, k)
+    return out, None

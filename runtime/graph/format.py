@@ -55,6 +55,29 @@ Node data (NONE = GRAPH_NONE / NO_PARAMETER; f: f32, i: i32, others u32):
     inertialize   trigger or NONE, method, f duration, f half-life scale, f half-life min,
                   f half-life max
     pose_param    pose parameter
+    mirror        nothing (the header's mirror map)
+    two_bone_ik   start, middle, end, goal, pole and weight parameters or NONE, then f goal 3,
+                  f pole 3, f hinge 3, f twist, f soften, f weight
+    aim_ik        bones M (1 to MAX_AIM_BONES), goal, pole and weight parameters or NONE,
+                  then f goal 3, f forward 3 (unit), f up 3, f pole 3, f offset 3, f twist,
+                  f cone, f weight, then per bone: bone, f share
+    ccd_ik,       root, end, goal, pole, rotation and weight parameters or NONE, iterations,
+    fabrik_ik     limits L, then f goal 3, f pole 3, f rotation 4, f rotation weight,
+                  f tolerance, f step, f weight, then per limit: kind (ik.LimitKind), bone,
+                  f axis 3, f low, f high
+
+    springs       spring set slot, position (vector3), rotation (quaternion) and force
+                  (vector3) parameters or NONE, reset trigger or NONE, f force 3
+
+    body_ik       top, top mode, solver (BodySolver), iterations, effectors E, settings B,
+                  f pre-pull, f tolerance, then per effector: bone, goal (vector3) and
+                  rotation (quaternion) parameters or NONE, f goal 3, f rotation 4,
+                  f rotation weight, f strength, f pull chain; then per setting: bone,
+                  limit kind (BodyLimitKind), f stiffness, f stretch, f axis 3, f low,
+                  f high, f preferred 3, f preferred weight (the skeleton's checks, a part
+                  below the top, are the binding's: ik.body's pack)
+
+Angles are binary32 and may be pi rounded up (PI32); the evaluation clamps them to pi.
 """
 from __future__ import annotations
 
@@ -70,6 +93,9 @@ from .limits import (GRAPH_NONE, MAX_GRAPH_CHAIN_LIMIT, MAX_GRAPH_CONDITIONS, MA
                      MAX_GRAPH_TRIANGLES)
 from .source import (ClipLoop, CompareOp, ConditionKind, Curve, EntryMode, InertializeMethod,
                      Interruption, NodeKind, ParameterType)
+from ..ik.joints import LimitKind
+from ..ik.limits import MAX_AIM_BONES, MAX_IK_CHAIN_BONES, MAX_IK_ITERATIONS
+from ..ik.body.description import MAX_BODY_IK_BONES, MAX_BODY_IK_EFFECTORS
 
 FORMAT_VERSION = 1
 FORMAT_MINOR = 0
@@ -85,7 +111,7 @@ AT_SKELETON, AT_MIRROR, AT_BONES, AT_NODES, AT_PARAMETERS, AT_CLIPS, AT_SYNC, AT
     0, 8, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60
 
 FLAG_DIFFERENCE = 1
-FLAG_MIRRORED = 2       # beneath an odd number of mirror nodes: the spec's build marks it; no mirror node yet
+FLAG_MIRRORED = 2       # beneath an odd number of mirror nodes (the parity the build marks)
 PARAMETER_BOUNDED = 1
 CLIP_ADDITIVE = 1
 CLIP_ALL_EVENTS = 2
@@ -93,6 +119,13 @@ CLIP_ALL_EVENTS = 2
 FLOAT_TYPES = (ParameterType.float_,)
 SELECT_TYPES = (ParameterType.int_, ParameterType.bool_)
 COMPARABLE_TYPES = (ParameterType.bool_, ParameterType.int_, ParameterType.float_)
+VECTOR3_TYPES = (ParameterType.vector3,)
+QUATERNION_TYPES = (ParameterType.quaternion,)
+PI32 = 3.1415927410125732       # pi as binary32 holds it (rounded up)
+FORWARD_TOLERANCE = 1e-3        # an aim's forward is of length 1 within this (as ik.aim's)
+AXIS_LENGTH = 1e-6              # a hinge limit's axis is longer than this (as ik.joints')
+MAX_IK_LIMITS = 3 * MAX_IK_CHAIN_BONES      # one of each kind on every bone of a chain
+SOLVER_KINDS = (NodeKind.two_bone_ik, NodeKind.aim_ik, NodeKind.ccd_ik, NodeKind.fabrik_ik)
 
 # inputs each kind takes: (least, most)
 ARITY = {NodeKind.clip: (0, 0), NodeKind.pose_parameter: (0, 0), NodeKind.mask: (2, 2),
@@ -100,7 +133,9 @@ ARITY = {NodeKind.clip: (0, 0), NodeKind.pose_parameter: (0, 0), NodeKind.mask: 
          NodeKind.seek: (1, 1), NodeKind.inertialize: (1, 1), NodeKind.blend: (1, MAX_GRAPH_INPUTS),
          NodeKind.blend_1d: (1, MAX_GRAPH_INPUTS), NodeKind.blend_2d_banded: (1, MAX_GRAPH_INPUTS),
          NodeKind.blend_2d_triangulated: (3, MAX_GRAPH_INPUTS), NodeKind.select: (1, MAX_GRAPH_INPUTS),
-         NodeKind.state_machine: (1, MAX_GRAPH_INPUTS)}
+         NodeKind.state_machine: (1, MAX_GRAPH_INPUTS), NodeKind.mirror: (1, 1),
+         NodeKind.two_bone_ik: (1, 1), NodeKind.aim_ik: (1, 1), NodeKind.ccd_ik: (1, 1),
+         NodeKind.fabrik_ik: (1, 1), NodeKind.springs: (1, 1), NodeKind.body_ik: (1, 1)}
 
 
 def f32(x: float) -> float:
@@ -246,6 +281,96 @@ class PoseParameterData:
     parameter: int
 
 
+@dataclass
+class MirrorData:
+    pass
+
+
+@dataclass
+class TwoBoneData:
+    start: int
+    middle: int
+    end: int
+    goal_parameter: int
+    pole_parameter: int
+    weight_parameter: int
+    goal: tuple
+    pole: tuple
+    hinge: tuple
+    twist: float
+    soften: float
+    weight: float
+
+
+@dataclass
+class AimData:
+    bones: list
+    shares: list
+    goal_parameter: int
+    pole_parameter: int
+    weight_parameter: int
+    goal: tuple
+    forward: tuple
+    up: tuple
+    pole: tuple
+    offset: tuple
+    twist: float
+    cone: float
+    weight: float
+
+
+@dataclass
+class SpringsData:
+    slot: int
+    position_parameter: int
+    rotation_parameter: int
+    force_parameter: int
+    reset: int
+    force: tuple
+
+
+@dataclass
+class BodyData:
+    top: int
+    mode: int
+    solver: int
+    iterations: int
+    pre_pull: float
+    tolerance: float
+    effectors: list         # (bone, goal parameter, rotation parameter, goal, rotation,
+                            #  rotation weight, strength, pull chain)
+    settings: list          # (bone, kind, stiffness, stretch, axis, low, high, preferred,
+                            #  preferred weight)
+
+
+@dataclass
+class LimitData:
+    kind: LimitKind
+    bone: int
+    axis: tuple             # (0, 0, 0) but for a hinge
+    low: float              # 0 for a cone
+    high: float
+
+
+@dataclass
+class ChainData:
+    root: int
+    end: int
+    goal_parameter: int
+    pole_parameter: int
+    rotation_parameter: int
+    weight_parameter: int
+    iterations: int
+    limits: list
+    goal: tuple
+    pole: tuple
+    rotation: tuple
+    rotation_weight: float
+    tolerance: float
+    step: float
+    weight: float
+
+
 # ---- encoding ------------------------------------------------------------------------------------
 def encode(kind: NodeKind, d, parameter_types: list) -> list[int]:
     """A node's data as 32-bit words (see the module's table)."""
@@ -293,6 +418,37 @@ def encode(kind: NodeKind, d, parameter_types: list) -> list[int]:
                 F(d.half_life_max)]
     if kind == NodeKind.pose_parameter:
         return [d.parameter]
+    if kind == NodeKind.mirror:
+        return []
+    if kind == NodeKind.two_bone_ik:
+        return ([d.start, d.middle, d.end, d.goal_parameter, d.pole_parameter, d.weight_parameter]
+                + [F(v) for v in (*d.goal, *d.pole, *d.hinge, d.twist, d.soften, d.weight)])
+    if kind == NodeKind.aim_ik:
+        out = [len(d.bones), d.goal_parameter, d.pole_parameter, d.weight_parameter]
+        out += [F(v) for v in (*d.goal, *d.forward, *d.up, *d.pole, *d.offset, d.twist, d.cone,
+                               d.weight)]
+        for bone, share in zip(d.bones, d.shares):
+            out += [bone, F(share)]
+        return out
+    if kind == NodeKind.body_ik:
+        out = [d.top, d.mode, d.solver, d.iterations, len(d.effectors), len(d.settings),
+               F(d.pre_pull), F(d.tolerance)]
+        for bone, gp, rp, goal, rot, rw, strength, pull in d.effectors:
+            out += [bone, gp, rp] + [F(v) for v in (*goal, *rot, rw, strength, pull)]
+        for bone, lk, stiff, stretch, axis, low, high, pref, pw in d.settings:
+            out += [bone, lk] + [F(v) for v in (stiff, stretch, *axis, low, high, *pref, pw)]
+        return out
+    if kind == NodeKind.springs:
+        return [d.slot, d.position_parameter, d.rotation_parameter, d.force_parameter, d.reset] + \
+            [F(v) for v in d.force]
+    if kind in (NodeKind.ccd_ik, NodeKind.fabrik_ik):
+        out = [d.root, d.end, d.goal_parameter, d.pole_parameter, d.rotation_parameter,
+               d.weight_parameter, d.iterations, len(d.limits)]
+        out += [F(v) for v in (*d.goal, *d.pole, *d.rotation, d.rotation_weight, d.tolerance,
+                               d.step, d.weight)]
+        for m in d.limits:
+            out += [int(m.kind), m.bone] + [F(v) for v in (*m.axis, m.low, m.high)]
+        return out
     raise AssertionError(kind)
 
 
@@ -306,6 +462,8 @@ class Facts:
     syncs: int
     masks: int
     events: int
+    bones: int = 0
+    springs: int = 0
 
 
 class _Reader:
@@ -414,6 +572,18 @@ def decode(kind: NodeKind, words: np.ndarray, at: int, inputs: int, facts: Facts
         d = InertializeData(trigger, method, duration, scale, lo, hi)
     elif kind == NodeKind.pose_parameter:
         d = PoseParameterData(r.parameter(facts, (ParameterType.pose,)))
+    elif kind == NodeKind.mirror:
+        d = MirrorData()
+    elif kind == NodeKind.springs:
+        d = SpringsData(r.index(facts.springs, what="spring set slot"),
+                        r.parameter(facts, VECTOR3_TYPES, True), r.parameter(facts, QUATERNION_TYPES, True),
+                        r.parameter(facts, VECTOR3_TYPES, True),
+                        r.parameter(facts, (ParameterType.trigger,), True),
+                        tuple(r.f(what="force") for _ in range(3)))
+    elif kind in SOLVER_KINDS:
+        d = _decode_solver(kind, r, facts)
+    elif kind == NodeKind.body_ik:
+        d = _decode_body(r, facts)
     else:
         raise AssertionError(kind)
     r.done()
@@ -514,6 +684,128 @@ def _decode_machine(r: _Reader, states: int, facts: Facts) -> MachineData:
             t.conditions.append(ConditionData(kind, ref, op, value))
         transitions.append(t)
     return MachineData(entry, limit, finals, transitions)
+
+
+def _decode_solver(kind: NodeKind, r: _Reader, facts: Facts):
+    """An IK node's data, checked as its solver's front door checks its description."""
+    V, Q, F = VECTOR3_TYPES, QUATERNION_TYPES, FLOAT_TYPES
+
+    def vec(n=3, what="vector"):
+        return tuple(r.f(what=what) for _ in range(n))
+    if kind == NodeKind.two_bone_ik:
+        bones = [r.index(facts.bones, what="bone") for _ in range(3)]
+        ps = [r.parameter(facts, V, True), r.parameter(facts, V, True), r.parameter(facts, F, True)]
+        return TwoBoneData(*bones, *ps, vec(), vec(), vec(), r.f(what="twist"),
+                           r.f(0.0, 1.0, "soften"), r.f(0.0, 1.0, "weight"))
+    if kind == NodeKind.aim_ik:
+        count = r.u()
+        if not 1 <= count <= MAX_AIM_BONES:
+            r.fail("aim bone count out of range")
+        ps = [r.parameter(facts, V, True), r.parameter(facts, V, True), r.parameter(facts, F, True)]
+        goal, forward = vec(), vec()
+        if abs(math.sqrt(sum(v * v for v in forward)) - 1.0) > FORWARD_TOLERANCE:
+            r.fail("forward not of length 1", 1)
+        up, pole, offset = vec(), vec(), vec()
+        twist, cone, weight = r.f(what="twist"), r.f(0.0, PI32, "cone"), r.f(0.0, 1.0, "weight")
+        bones, shares = [], []
+        for _ in range(count):
+            bones.append(r.index(facts.bones, what="bone"))
+            shares.append(r.f(0.0, what="share"))
+        if max(shares) == 0.0:
+            r.fail("every share 0")
+        return AimData(bones, shares, *ps, goal, forward, up, pole, offset, twist, cone, weight)
+    root = r.index(facts.bones, what="root")
+    end = r.index(facts.bones, what="end")
+    ps = [r.parameter(facts, V, True), r.parameter(facts, V, True), r.parameter(facts, Q, True),
+          r.parameter(facts, F, True)]
+    if kind == NodeKind.ccd_ik and ps[1] != GRAPH_NONE:
+        r.fail("a pole parameter on a CCD chain", 3)
+    iterations = r.u()
+    if not 1 <= iterations <= MAX_IK_ITERATIONS:
+        r.fail("iterations out of range")
+    count = r.u()
+    if count > MAX_IK_LIMITS:
+        r.fail("too many limits")
+    goal, pole = vec(), vec()
+    if kind == NodeKind.ccd_ik and any(pole):
+        r.fail("a pole on a CCD chain")
+    rotation = vec(4)
+    if not any(rotation):
+        r.fail("an end rotation of length 0")
+    share, tolerance = r.f(0.0, 1.0, "rotation weight"), r.f(0.0, what="tolerance")
+    step = r.f(0.0, PI32, "step")
+    if kind == NodeKind.fabrik_ik and step != 0.0:
+        r.fail("a step on a FABRIK chain")
+    weight = r.f(0.0, 1.0, "weight")
+    limits = []
+    for _ in range(count):
+        limit_kind = r.enum(LimitKind, "limit kind")
+        bone = r.index(facts.bones, what="limit bone")
+        axis = vec()
+        if limit_kind == LimitKind.hinge:
+            if not math.sqrt(sum(v * v for v in axis)) > AXIS_LENGTH:
+                r.fail("a hinge axis of no length")
+        elif any(axis):
+            r.fail("an axis on a limit other than a hinge")
+        low = r.f(0.0 if limit_kind == LimitKind.cone else -PI32,
+                  0.0 if limit_kind == LimitKind.cone else PI32, "low")
+        limits.append(LimitData(limit_kind, bone, axis, low, r.f(low, PI32, "high")))
+    return ChainData(root, end, *ps, iterations, limits, goal, pole, rotation, share, tolerance,
+                     step, weight)
+
+
+def _decode_body(r: _Reader, facts: Facts) -> BodyData:
+    """A body IK node's data, every number checked as ik.body's pack checks it (the part
+    below the top is the binding's)."""
+    top = r.index(facts.bones, what="top")
+    mode = r.u()
+    if mode > 2:
+        r.fail("top mode unknown")
+    solver = r.u()
+    if solver > 1:
+        r.fail("solver unknown")
+    iterations = r.u()
+    if not 1 <= iterations <= MAX_IK_ITERATIONS:
+        r.fail("iterations out of range")
+    ne, nb = r.u(), r.u()
+    if not 1 <= ne <= MAX_BODY_IK_EFFECTORS:
+        r.fail("effector count out of range", 2)
+    if nb > MAX_BODY_IK_BONES:
+        r.fail("setting count out of range")
+    pre_pull, tolerance = r.f(0.0, 1.0, "pre-pull"), r.f(0.0, what="tolerance")
+    effectors, settings, seen = [], [], set()
+    for _ in range(ne):
+        bone = r.index(facts.bones, what="effector")
+        if bone in seen:
+            r.fail("an effector twice")
+        seen.add(bone)
+        gp = r.parameter(facts, VECTOR3_TYPES, True)
+        rp = r.parameter(facts, QUATERNION_TYPES, True)
+        goal = tuple(r.f(what="goal") for _ in range(3))
+        rot = tuple(r.f(what="rotation") for _ in range(4))
+        if not any(rot):
+            r.fail("a rotation of length 0")
+        effectors.append((bone, gp, rp, goal, rot, r.f(0.0, 1.0, "rotation weight"),
+                          r.f(0.0, 1.0, "strength"), r.f(0.0, 1.0, "pull chain")))
+    seen = set()
+    for _ in range(nb):
+        bone = r.index(facts.bones, what="setting")
+        if bone in seen:
+            r.fail("a setting twice")
+        seen.add(bone)
+        lk = r.u()
+        if lk > 3:
+            r.fail("limit kind unknown")
+        stiff, stretch = r.f(0.0, 1.0, "stiffness"), r.f(0.0, 1.0, "stretch")
+        axis = tuple(r.f(what="axis") for _ in range(3))
+        if lk and abs(math.sqrt(sum(v * v for v in axis)) - 1.0) > FORWARD_TOLERANCE:
+            r.fail("a limit axis not of length 1", 1)
+        low = r.f(0.0 if lk == 2 else -PI32, 0.0 if lk == 2 else PI32, "low") if lk else r.f(what="low")
+        high = r.f(low, PI32, "high") if lk else r.f(what="high")
+        pref = tuple(r.f(what="preferred") for _ in range(3))
+        settings.append((bone, lk, stiff, stretch, axis, low, high, pref,
+                         r.f(0.0, 1.0, "preferred weight")))
+    return BodyData(top, mode, solver, iterations, pre_pull, tolerance, effectors, settings)
 
 
 def banded_fault(points: list, polar: bool) -> int | None:

@@ -24,6 +24,8 @@ S, in order:
       inertialize    active, pending, time since the switch, duration, stamp (the update
                      count its last output was kept at), has last, has previous, the step
                      between them, offsets captured, the last update's step
+      springs        the seconds due (the updates' deltas since its last evaluation), then
+                     its spring state's values (physics/kernels.py lays them out)
 A, in order: each pose parameter's (n, 10) locals; each inertialize node's last output,
 previous output, captured pose (the offset for inertialization, the source for dead
 blending) and captured velocity, (n, 10) each.
@@ -43,7 +45,9 @@ BIG = 1.0e15                # update counts and such: whole numbers binary64 hol
 class Layout:
     """Offsets into S and A, and the ranges of S's entries."""
 
-    def __init__(self, graph):
+    def __init__(self, graph, spring_values=None):
+        """spring_values: each springs node's count of state values (its bound set's)."""
+        self.spring_values = spring_values or {}
         self.lo: list[float] = [0.0, -UNBOUNDED]
         self.hi: list[float] = [BIG, UNBOUNDED]
         self.whole: list[bool] = [True, False]
@@ -73,6 +77,7 @@ class Layout:
         for k, node in enumerate(graph.nodes):
             self.nodes.append(len(self.lo))
             self._add((0, 1, False), (0, 1, False))
+            self._k = k
             self._kind(node)
             if node.kind == NodeKind.inertialize:
                 self.inertial_poses[k] = poses
@@ -116,6 +121,9 @@ class Layout:
             S = MAX_GRAPH_SECONDS
             self._add((0, 1, True), (0, S, False), (0, 1, False), (0, 1, True), (0, S, False),
                       (0, 1, False), (0, 1, False))
+        elif kind == NodeKind.springs:
+            self._add((0, MAX_GRAPH_SECONDS, False))
+            self._add(*[(-UNBOUNDED, UNBOUNDED, False)] * self.spring_values[self._k])
         elif kind == NodeKind.inertialize:
             S = MAX_GRAPH_SECONDS
             F = S * MAX_GRAPH_TIME_FACTOR

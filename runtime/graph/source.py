@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, Sequence, Union
 
+from ..ik.limits import AIM_MAX_CONE
+
 
 class NodeKind(IntEnum):
     """maniGraphNodeKind (0 answers a query on no graph)."""
@@ -32,6 +34,20 @@ class NodeKind(IntEnum):
     one_shot = 12
     inertialize = 13
     pose_parameter = 14
+    mirror = 15
+    two_bone_ik = 16
+    aim_ik = 17
+    ccd_ik = 18
+    fabrik_ik = 19
+    springs = 20
+    body_ik = 21
+
+
+class BodySolver(IntEnum):
+    """Which full-body solver a body IK node runs (bodyik.h)."""
+
+    xpbd = 0
+    sdls = 1
 
 
 class ParameterType(IntEnum):
@@ -380,6 +396,131 @@ class PoseParameterNode:
 
 
 @dataclass
+class MirrorNode:
+    """Its input mirrored through the graph's mirror map (maniMirrorMap_MirrorPose): each
+    bone from its partner's local. The nodes beneath it are marked mirrored (odd parity)."""
+
+    input: int
+
+
+# The IK nodes solve on their input pose (ik.h) and pass the result on. A goal, a pole and an
+# end rotation are the node's constant, or a vector3 (quaternion) parameter's value when one
+# is named; the weight is the node's times a float parameter's value (clamped to 0..1) when
+# one is named. Bones are skeleton indices (names in the JSON form).
+@dataclass
+class TwoBoneIkNode:
+    """maniPose_SolveTwoBone on the input: start, middle and end each an ancestor of the
+    next; goal and pole in model space, the hinge in the middle bone's frame."""
+
+    input: int
+    start: int
+    middle: int
+    end: int
+    goal: Sequence[float] = (0.0, 0.0, 0.0)
+    goal_parameter: int | None = None
+    pole: Sequence[float] = (0.0, 0.0, 0.0)
+    pole_parameter: int | None = None
+    hinge: Sequence[float] = (0.0, 0.0, 0.0)
+    twist: float = 0.0
+    soften: float = 0.0
+    weight: float = 1.0
+    weight_parameter: int | None = None
+
+
+@dataclass
+class AimBone:
+    """A bone of an aim chain and its share of the turn."""
+
+    bone: int
+    share: float = 1.0
+
+
+@dataclass
+class AimIkNode:
+    """maniPose_SolveAim on the input: bones root first, the aiming bone last; forward, up
+    and offset in the aiming bone's frame, twist and cone in radians."""
+
+    input: int
+    bones: list = field(default_factory=list)
+    goal: Sequence[float] = (0.0, 0.0, 0.0)
+    goal_parameter: int | None = None
+    forward: Sequence[float] = (1.0, 0.0, 0.0)
+    up: Sequence[float] = (0.0, 1.0, 0.0)
+    pole: Sequence[float] = (0.0, 0.0, 0.0)
+    pole_parameter: int | None = None
+    offset: Sequence[float] = (0.0, 0.0, 0.0)
+    twist: float = 0.0
+    cone: float = AIM_MAX_CONE
+    weight: float = 1.0
+    weight_parameter: int | None = None
+
+
+@dataclass
+class ChainIkNode:
+    """maniPose_SolveCcd (CcdIkNode) or maniPose_SolveFabrik (FabrikIkNode) on the input:
+    the chain from root to end within its limits (runtime.ik's HingeLimit, ConeLimit and
+    TwistLimit); CCD takes no pole, FABRIK no step."""
+
+    input: int
+    root: int
+    end: int
+    goal: Sequence[float] = (0.0, 0.0, 0.0)
+    goal_parameter: int | None = None
+    limits: list = field(default_factory=list)
+    iterations: int = 16
+    tolerance: float = 1e-4
+    step: float = 0.0
+    pole: Sequence[float] = (0.0, 0.0, 0.0)
+    pole_parameter: int | None = None
+    rotation: Sequence[float] = (0.0, 0.0, 0.0, 1.0)
+    rotation_parameter: int | None = None
+    rotation_weight: float = 0.0
+    weight: float = 1.0
+    weight_parameter: int | None = None
+
+
+class CcdIkNode(ChainIkNode):
+    """A chain solved by CCD."""
+
+
+class FabrikIkNode(ChainIkNode):
+    """A chain solved by FABRIK."""
+
+
+@dataclass
+class BodyIkNode:
+    """maniPose_SolveBodyXpbd or _SolveBodySdls on the input: `solve` a runtime.ik.body
+    BodySolve (its effectors' goals and rotations the constants); goal_parameters and
+    rotation_parameters, one per effector (None: the constant), take an effector's goal
+    from a vector3 parameter and its rotation from a quaternion parameter. Lists shorter
+    than the effectors name none for the rest."""
+
+    input: int
+    solve: Any
+    solver: BodySolver = BodySolver.xpbd
+    goal_parameters: list = field(default_factory=list)
+    rotation_parameters: list = field(default_factory=list)
+
+
+@dataclass
+class SpringsNode:
+    """A spring set slot's springs (spring.h) on the input: stepped in the evaluation
+    after each update by the update's delta (the steps due, the rest kept), then applied;
+    the character's placement in the world from a vector3 (position) and a quaternion
+    (rotation) parameter when named (the identity otherwise), an external force (the
+    constant plus a vector3 parameter), and a trigger that resets the springs (a teleport).
+    Its state lives in the instance, saved and restored with it."""
+
+    input: int
+    spring_set: int
+    position_parameter: int | None = None
+    rotation_parameter: int | None = None
+    force: Sequence[float] = (0.0, 0.0, 0.0)
+    force_parameter: int | None = None
+    reset: int | None = None
+
+
+@dataclass
 class SubgraphNode:
     """A whole graph inlined in place of this node. Each of its parameters takes the host's
     parameter named by `parameters` (its name -> the host's), else the host's of its own
@@ -391,14 +532,15 @@ class SubgraphNode:
 
 Node = Union[ClipNode, BlendNode, Blend1DNode, Blend2DBandedNode, Blend2DTriangulatedNode,
              MaskNode, AdditiveNode, SelectNode, TimeScaleNode, SeekNode, StateMachineNode,
-             OneShotNode, InertializeNode, PoseParameterNode, SubgraphNode]
+             OneShotNode, InertializeNode, PoseParameterNode, MirrorNode, TwoBoneIkNode,
+             AimIkNode, CcdIkNode, FabrikIkNode, BodyIkNode, SpringsNode, SubgraphNode]
 
 
 @dataclass
 class GraphSource:
     """maniGraphSource: a graph against one opened skeleton; `output` is the place of the
-    node whose pose the graph gives. The mirror map (anything with `identity` and
-    `skeleton_identity`) is for the mirror nodes of a later issue."""
+    node whose pose the graph gives. The mirror map (an opened MirrorMap of the skeleton)
+    is what its mirror nodes mirror through."""
 
     skeleton: Any
     nodes: list = field(default_factory=list)
@@ -423,7 +565,14 @@ _KIND_OF = {ClipNode: NodeKind.clip, BlendNode: NodeKind.blend, Blend1DNode: Nod
             AdditiveNode: NodeKind.additive, SelectNode: NodeKind.select,
             TimeScaleNode: NodeKind.time_scale, SeekNode: NodeKind.seek,
             StateMachineNode: NodeKind.state_machine, OneShotNode: NodeKind.one_shot,
-            InertializeNode: NodeKind.inertialize, PoseParameterNode: NodeKind.pose_parameter}
+            InertializeNode: NodeKind.inertialize, PoseParameterNode: NodeKind.pose_parameter,
+            MirrorNode: NodeKind.mirror, TwoBoneIkNode: NodeKind.two_bone_ik,
+            AimIkNode: NodeKind.aim_ik, CcdIkNode: NodeKind.ccd_ik, FabrikIkNode: NodeKind.fabrik_ik,
+            SpringsNode: NodeKind.springs, BodyIkNode: NodeKind.body_ik}
+PASS_ON_KINDS = (NodeKind.mirror, NodeKind.two_bone_ik, NodeKind.aim_ik, NodeKind.ccd_ik,
+                 NodeKind.fabrik_ik, NodeKind.springs, NodeKind.body_ik)
+"""Kinds of one input, a pose, that the update passes its weight on to whole (their work is
+the evaluation's; a springs node's update also counts the time its springs are due)."""
 
 
 def node_inputs(node) -> list[int]:
@@ -438,7 +587,8 @@ def node_inputs(node) -> list[int]:
         return [node.base, node.layer]
     if isinstance(node, SelectNode):
         return list(node.inputs)
-    if isinstance(node, (TimeScaleNode, SeekNode, InertializeNode)):
+    if isinstance(node, (TimeScaleNode, SeekNode, InertializeNode, MirrorNode, TwoBoneIkNode,
+                         AimIkNode, ChainIkNode, SpringsNode, BodyIkNode)):
         return [node.input]
     if isinstance(node, StateMachineNode):
         return list(node.states)

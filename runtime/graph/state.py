@@ -24,7 +24,9 @@ from ..core import container
 from ..core.base import ABI_VERSION
 from ..core.container import Container, FileKind, Section
 from ..core.errors import CapacityError, FormatError, InvalidError, VersionError
-from .source import InertializeMethod, ParameterType
+from .source import InertializeMethod, NodeKind, ParameterType
+from .springs import spring_values
+from ..physics.spring import _check_values as check_spring_values
 
 STATE_FORMAT_VERSION = 1
 STATE_FORMAT_MINOR = 0
@@ -107,6 +109,13 @@ def _check_relations(b, S: np.ndarray, at: int) -> None:
             i = L.parameters + 4 * k
             if abs(float(np.sqrt(np.square(S[i:i + 4]).sum())) - 1.0) > ROTATION_TOLERANCE:
                 raise FormatError("a quaternion parameter not of unit length", at + 8 * i)
+    for k, node in enumerate(g.nodes):
+        if node.kind == NodeKind.springs:
+            s = b.spring_sets[node.data.slot]
+            first = L.nodes[k] + 3
+            with np.errstate(all="ignore"):
+                check_spring_values(S[first:first + spring_values(s)], s.bone_count, s.joint_count, s,
+                                    at + 8 * first)
     for m in b.machines:
         if not m.transitions and S[m.at["length"]] != 0:
             raise FormatError("a machine without transitions under way", at + 8 * m.at["length"])

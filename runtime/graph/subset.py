@@ -5,8 +5,13 @@ A plan holds the bones listed, every ancestor of them (so their model pass is ri
 to a fixed point, every bone the graph's nodes read to write them. The node kinds of this
 release (clips, blends, spaces, masks, additive layers, selects, time scales, seeks,
 machines, one-shots, inertialization, pose parameters) write each bone from the same bone
-of their inputs, so the fixed point is the ancestors' closure; mirror, IK and spring nodes
-widen it when they arrive. Its memory:
+of their inputs, so the fixed point is the ancestors' closure widened by the kinds that
+read other bones: under a mirror node each planned bone's partner; for an IK node writing
+a planned bone its chain (its end's root path: graph/solving.py); for a springs node
+writing a planned bone its set's joints, colliders' bones and centers (graph/springs.py);
+for a full-body node whose part holds a planned bone its paths from its top to its
+effectors (the effectors' root paths). An IK, full-body or springs node writing no planned
+bone does not run under the plan (it passes its input on; a set not stepped). Its memory:
 
     0   u32 magic b"GSUB", u32 bone count, u64 the graph's identity
     16  u32 reserved 0 (four)
@@ -22,6 +27,10 @@ from .binding import GraphBinding
 from .evaluate.eval import evaluate
 from ..core.limits import NO_BONE
 from ..core.memory import caller_block
+from .format import SOLVER_KINDS
+from .solving import solver_bones
+from .springs import read_bones, written_bones
+from .source import NodeKind
 
 SUBSET_MAGIC = 0x42555347           # "GSUB"
 SUBSET_HEADER = 32
@@ -44,12 +53,7 @@ class GraphSubset:
             raise InvalidError("bones out of range or not increasing")
         size = None if size is None else args.count(size, "size")
         buf = None if memory is None else caller_block(memory, size, subset_size(binding), "a plan")
-        keep = np.zeros(n, dtype=bool)
-        for bone in listed:
-            while bone != NO_BONE and not keep[bone]:
-                keep[bone] = True
-                bone = binding.skeleton.parent(bone)
-        self.bones = np.flatnonzero(keep).astype(np.intp)
+        self.bones = planned(binding, listed)
         self.binding = binding
         if buf is not None:
             buf[:SUBSET_HEADER] = 0
@@ -62,6 +66,33 @@ class GraphSubset:
     def get_bones(self) -> np.ndarray:
         """maniGraphSubset_GetBones: the bones the plan evaluates and writes, increasing."""
         return self.bones.astype(np.uint32)
+
+
+def planned(binding: GraphBinding, listed) -> np.ndarray:
+    """The bones listed, their ancestors and what the nodes read to write them, to a fixed
+    point, increasing."""
+    sk = binding.skeleton
+    keep = np.zeros(sk.bone_count, dtype=bool)
+    kinds = {node.kind for node in binding.graph.nodes}
+    partners = binding.mirror_map.partners if NodeKind.mirror in kinds else None
+    chains = [solver_bones(sk, node) for node in binding.graph.nodes if node.kind in SOLVER_KINDS]
+    sets = [binding.spring_sets[node.data.slot] for node in binding.graph.nodes
+            if node.kind == NodeKind.springs]
+    springs = [(written_bones(s), read_bones(s)) for s in sets]
+    bodies = [(p.part, p.part[p.eff_slot]) for p in binding.bodies.values()]
+    todo = list(listed)
+    while todo:
+        for bone in todo:
+            while bone != NO_BONE and not keep[bone]:
+                keep[bone] = True
+                bone = sk.parent(bone)
+        todo = []
+        if partners is not None:
+            todo += [int(p) for p in partners[keep] if not keep[p]]
+        todo += [end for written, end in chains if not keep[end] and keep[written].any()]
+        todo += [int(r) for written, read in springs if keep[written].any() for r in read if not keep[r]]
+        todo += [int(r) for part, ends in bodies if keep[part].any() for r in ends if not keep[r]]
+    return np.flatnonzero(keep).astype(np.intp)
 
 
 def _bones(bones) -> list[int]:

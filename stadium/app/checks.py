@@ -274,7 +274,9 @@ def _side(s, at: str) -> None:
 
 
 _BATTLER_KEYS = ("species", "pose_path", "blend", "graph", "visible", "flash_time", "flash",
-                 "steps", "dt", "anchor_before", "anchor_after")
+                 "steps", "dt", "anchor_before", "anchor_after", "secondary", "look_target")
+_SECONDARY_KEYS = ("look_level", "contact", "locks", "locked", "last_feet", "has_last", "springs")
+LEGS_MOST = 8
 
 
 def _battler(b, at: str) -> None:
@@ -293,3 +295,28 @@ def _battler(b, at: str) -> None:
         if b[key] is not None:
             for k, x in enumerate(_list(b[key], f"{at}.{key}", 3)):
                 _real(x, f"{at}.{key}[{k}]")
+    if b["look_target"] is not None:
+        for k, x in enumerate(_list(b["look_target"], f"{at}.look_target", 3)):
+            _real(x, f"{at}.look_target[{k}]")
+    if b["secondary"] is not None:
+        _secondary(b["secondary"], f"{at}.secondary")
+
+
+def _secondary(v, at: str) -> None:
+    """A battler's secondary motion (stadium.battle.secondary): its weights, its feet (as
+    many of each as the species has legs) and its springs' saved state."""
+    _object(v, at, _SECONDARY_KEYS)
+    _real(v["look_level"], f"{at}.look_level", 0.0, 1.0)
+    legs = len(_list(v["contact"], f"{at}.contact", most=LEGS_MOST))
+    for k, c in enumerate(v["contact"]):
+        _real(c, f"{at}.contact[{k}]", 0.0, 1.0)
+    for k, f in enumerate(_list(v["locked"], f"{at}.locked", legs)):
+        _flag(f, f"{at}.locked[{k}]")
+    for key in ("locks", "last_feet"):
+        for k, point in enumerate(_list(v[key], f"{at}.{key}", legs)):
+            for j, x in enumerate(_list(point, f"{at}.{key}[{k}]", 3)):
+                _real(x, f"{at}.{key}[{k}][{j}]")
+    _flag(v["has_last"], f"{at}.has_last")
+    springs = v["springs"]
+    if springs is not None and (not isinstance(springs, str) or not _HEX.fullmatch(springs)):
+        raise _Wrong(f"{at}.springs", "wants a spring state's save as hexadecimal bytes")

@@ -121,6 +121,13 @@ def debug_cases() -> list[DebugCase]:
         DebugCase("debug_scrub_names", 180,
                   (("skeleton", True), ("names", True), ("side", 1), ("interpolate", False),
                    ("pose_paths", [None, "stadium"])), scrub=(1, 0.1)),
+        # both standing by, each looking at the other: the IK and springs panel open, the
+        # look goals, cones and foot goals over the frame
+        DebugCase("debug_look_at", 150, (("secondary", True), ("ik_overlay", True))),
+        # the tail whirl, its tail swinging: the spring chains and their colliders over
+        # the frame, the rival's panel
+        DebugCase("debug_springs", 170, (("secondary", True), ("spring_overlay", True),
+                                         ("side", 1))),
     ]
 
 

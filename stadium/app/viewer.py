@@ -24,6 +24,7 @@ from ..paths import SPECIES
 from ..render import diorama as diorama_module
 from ..render.battle_renderer import BattleRenderer, Look
 from ..battle.scene import CHOREOGRAPHY_SECONDS, BattleScene
+from ..battle.secondary import Switches
 from ..render.battlecam import BattleCam
 from ..render.gfx import Game, Graphics
 from ..render.hours import HOUR_ORDER, HOURS
@@ -274,8 +275,11 @@ class BattleViewer(Game):
             return
         if self.debug_open and self.debug is not None:
             match.views = [self.debug.state.view(0), self.debug.state.view(1)]
+            st = self.debug.state
+            match.switches = Switches(st.look_at, st.feet, st.springs, st.physics_paused)
         else:
             match.views = [None, None]
+            match.switches = Switches()
         match.present()
 
     def draw(self, gfx: Graphics) -> None:

@@ -11,7 +11,8 @@ one of two paths:
                 game, a state change is a cut
     "runtime"   the graph's evaluated pose drives the rig's pivot and draw matrices
                 (StadiumRig.set_chains), so a state change is inertialized (or crossfaded)
-                by the graph
+                by the graph, then gets its secondary motion (stadium.battle.secondary:
+                planted feet, a look at the opponent, springs) before it drives the rig
 
 Either way the rig then anchors, skins and picks its textures as it always does.
 
@@ -33,6 +34,7 @@ from runtime.graph.source import ParameterType
 
 from ..rig import pack
 from .battler_graph import SPEED, BattlerGraph, battler_graph
+from .secondary import SecondaryMotion, secondary_rig
 from .scene import FLASH_BLINKS_PER_SECOND, FLASH_SECONDS, FLASH_STRENGTH, anchor_limit, place
 from ..rig.convert import ROLES, SLOT_OF, RuntimeSpecies, runtime_species
 from ..rig.rig import StadiumRig
@@ -61,7 +63,9 @@ class Battler:
     matrix, flash, visible) and what the battle asks of it."""
 
     def __init__(self, species: pack.Species, position, yaw: float, *, pose_path: str = "runtime",
-                 blend: str = "inertialize"):
+                 blend: str = "inertialize", secondary: bool = True):
+        """`secondary` False leaves the runtime path the graph's pose alone (no feet,
+        look-at or springs): what it is compared with the Stadium path as."""
         if pose_path not in POSE_PATHS:
             raise ValueError(f"pose path is one of {POSE_PATHS}, not {pose_path!r}")
         self.species = species
@@ -81,6 +85,10 @@ class Battler:
         self.steps = 0
         self.matrix = np.zeros((4, 4), np.float32)   # GL byte order: the transpose
         self._place()
+        rig = secondary_rig(self.rts) if secondary else None
+        self.secondary = (SecondaryMotion(rig, self.position, self.yaw, species.root_scale)
+                          if rig is not None else None)
+        self.look_target = None                  # the opponent's head in the world, or None
         self._param = self.graph.parameters
         self._dt = 0.0
         self._anchor_before = None
@@ -95,6 +103,8 @@ class Battler:
     def trigger(self, name: str) -> None:
         """Set one of the graph's triggers ("sendOut", "attack1", "attack2", "hit", "faint")."""
         self.instance.set_parameter(self._param[name], ParameterType.trigger, True)
+        if name == "sendOut" and self.secondary is not None:
+            self.secondary.reset()
 
     def set_speed(self, value: float) -> None:
         self.instance.set_parameter(self._param[SPEED], ParameterType.float_, float(value))
@@ -120,6 +130,15 @@ class Battler:
         """The faint has played to its end and holds there."""
         role, playhead, _ = self.state()
         return role == "faint" and playhead >= self.rts.clip("faint").duration
+
+    def head_world(self) -> tuple[float, float, float]:
+        """Where an opponent looks: this battler's head (its first look chain's last bone)
+        as last drawn, in the world; without a look chain, three quarters up its body."""
+        sec = self.secondary
+        if sec is None or not sec.rig.looks:
+            x, y, z = self.position.tolist()
+            return x, y + 0.75 * self.species.height, z
+        return sec.point_to_world(self.rig.pivot[sec.rig.resolved.looks[0][0][-1], :, 3].tolist())
 
     def strike_flash(self) -> None:
         self.flash_time = 0.0
@@ -151,7 +170,7 @@ class Battler:
         textures; then, if a view is given, show it that way instead (see present)."""
         self._dt = dt
         self._anchor_before = self.rig.anchor_state
-        self._pose_once(self.pose_path, True, None)
+        self._pose_once(self.pose_path, True, None, True)
         self.rig.anchor(anchor_limit(SLOT_OF[self.role]), dt)
         self._anchor_after = self.rig.anchor_state
         self._finish()
@@ -167,7 +186,7 @@ class Battler:
         try:
             rig.anchor_state = self._anchor_before
             rig.forget_pose()
-            self._pose_once(view.pose_path or self.pose_path, view.interpolate, view.scrub)
+            self._pose_once(view.pose_path or self.pose_path, view.interpolate, view.scrub, False)
             if view.anchor:
                 rig.anchor(anchor_limit(SLOT_OF[self.role]), self._dt)
         finally:
@@ -179,7 +198,7 @@ class Battler:
         self.rig.skin(self.yaw)
         self.rig.textures(self._shown)
 
-    def _pose_once(self, path: str, interpolate: bool, scrub: float | None) -> None:
+    def _pose_once(self, path: str, interpolate: bool, scrub: float | None, advance: bool) -> None:
         role, playhead, _ = self.state()
         clip = self.rts.clips[role]
         if scrub is not None:
@@ -201,6 +220,10 @@ class Battler:
         pose = self.pose_buffer
         self.instance.evaluate(pose)
         pose.compute_model(self.rts.skeleton)
+        if self.secondary is not None:
+            # a held faint holds: its springs stay where they came to rest
+            held = role == "faint" and playhead >= clip.clip.duration
+            self.secondary.apply(pose, self._dt, role, self.look_target, advance and not held)
         self.rig.set_chains(*self.rts.chains(pose), self.rig.shown_frame(clip.anim, frame, clip.wrap))
 
     def release(self) -> None:
@@ -213,7 +236,10 @@ class Battler:
                 "graph": bytes(self.instance.save()).hex(), "visible": self.visible,
                 "flash_time": self.flash_time, "flash": self.flash, "steps": self.steps,
                 "dt": self._dt, "anchor_before": self._anchor_before,
-                "anchor_after": self._anchor_after}
+                "anchor_after": self._anchor_after,
+                "secondary": None if self.secondary is None else self.secondary.save(),
+                "look_target": None if self.look_target is None else
+                [float(v) for v in self.look_target]}
 
     def restore(self, state: dict) -> None:
         self.instance.restore(bytes.fromhex(state["graph"]))
@@ -224,5 +250,9 @@ class Battler:
         self._dt = float(state["dt"])
         self._anchor_before = state["anchor_before"]
         self._anchor_after = state["anchor_after"]
+        target = state.get("look_target")
+        self.look_target = None if target is None else tuple(float(v) for v in target)
+        if self.secondary is not None and state.get("secondary") is not None:
+            self.secondary.restore(state["secondary"])
         # the rig holds no pose yet: show the saved step again (no time passes)
         self.present(None)

@@ -25,6 +25,7 @@ import numpy as np
 from .battle import PLAYER, RIVAL, Battle
 from .dex import entry
 from .battler import Battler, PoseView
+from .secondary import Switches
 from .scene import facings
 from ..rig.convert import IMPACT_EVENT
 
@@ -138,6 +139,7 @@ class Match:
         self.time = 0.0
         self.view: PoseView | None = None
         self.views: list[PoseView | None] = [None, None]
+        self.switches = Switches()       # the secondary motion's, a debugger's to change
         self.graph_log: list[GraphLogEntry] = []
         self._vacant = [self._vacancy(side, team[0]) for side, team in enumerate(setup.teams)]
 
@@ -212,15 +214,30 @@ class Match:
                 self.graph_log.append(GraphLogEntry(self.frame, side, event.name, float(event.time)))
                 if event.name == IMPACT_EVENT:
                     self.battle.impact(side, self)
+        self._aim()
+        self._switch()
         for side, battler in enumerate(self.battlers):
             if battler is not None:
                 battler.pose(dt, self._view(side))
+
+    def _aim(self) -> None:
+        """Each battler looks at the other's head as last drawn (nobody: no look)."""
+        heads = [None if b is None or not b.visible else b.head_world() for b in self.battlers]
+        for side, battler in enumerate(self.battlers):
+            if battler is not None:
+                battler.look_target = heads[1 - side]
+
+    def _switch(self) -> None:
+        for battler in self.battlers:
+            if battler is not None and battler.secondary is not None:
+                battler.secondary.switches = self.switches
 
     def _view(self, side: int) -> PoseView | None:
         return self.views[side] or self.view
 
     def present(self) -> None:
         """Re-show the current step under the current views (a paused debugger)."""
+        self._switch()
         for side, battler in enumerate(self.battlers):
             if battler is not None:
                 battler.present(self._view(side))

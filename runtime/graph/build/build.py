@@ -13,7 +13,8 @@ The steps, each refusing before anything is written:
 3. The structure: a cycle (Cycle: item the lowest place on it, other its input on it), a
    node the output does not reach (Unreachable: item the lowest such place), then poses
    and differences (Difference: item the node, other the input's position, GRAPH_NONE for
-   an output that gives a difference).
+   an output that gives a difference), then the mirror parity (MirrorParity: item a node
+   under both a mirrored and an unmirrored path, other the reader reaching it the other way).
 4. The order: each node after its inputs, the lowest place first wherever several may go
    next (so a source already in order keeps it, and the output comes last).
 5. Pose slots: each node takes the lowest free slot before its inputs' slots are freed,
@@ -43,14 +44,15 @@ from ...core.builder import Builder, enter_build
 from ...core.container import FileKind, Section
 from ...core.errors import BuildReason, InvalidError, LimitError, ManiError
 from .check import Lists, check_lists, in_subgraph, whole
-from ..format import (CLIP_SLOT, DATABASE_SLOT, FLAG_DIFFERENCE, FORMAT_MINOR, FORMAT_VERSION,
+from ..file import parities
+from ..format import (CLIP_SLOT, DATABASE_SLOT, FLAG_DIFFERENCE, FLAG_MIRRORED, FORMAT_MINOR, FORMAT_VERSION,
                       HEADER, MAP_SLOT, NODE, PARAMETER, PARAMETER_BOUNDED, encode, f32_word)
 from ..limits import (GRAPH_NONE, LIST_CLIPS, LIST_DATABASES, LIST_MODELS, LIST_NODES,
                       LIST_PARAMETERS, LIST_SHIFT, LIST_SPRING_SETS, LIST_SYNC_GROUPS,
                       MAX_GRAPH_CLIPS, MAX_GRAPH_DATABASES, MAX_GRAPH_DEPTH, MAX_GRAPH_MODELS,
                       MAX_GRAPH_NODES, MAX_GRAPH_SPRING_SETS, MAX_GRAPH_SYNC_GROUPS)
 from .nodes import Context, check_node
-from ..source import GraphSource, NodeKind, ParameterType, SubgraphNode
+from ..source import PASS_ON_KINDS, GraphSource, NodeKind, ParameterType, SubgraphNode
 from ...pose.skeleton import Skeleton
 
 
@@ -66,6 +68,7 @@ class _Graph:
     parameters: list
     clips: list
     syncs: list
+    springs: list = field(default_factory=list)         # its spring set slots -> the host's
     subgraphs: dict = field(default_factory=dict)      # local index -> _Graph
     source_parameters: list = field(default_factory=list)   # its own checked parameters
 
@@ -77,6 +80,7 @@ class BuiltNode:
     inputs: list            # file indices
     data: object
     difference: bool = False
+    mirrored: bool = False
     slot: int = 0
 
 
@@ -167,9 +171,10 @@ def _subgraph(node: SubgraphNode, place: int, host: _Graph, top: Lists, skeleton
         syncs.append(top.sync_groups.index(raw))
     _join(top.databases, lists.databases, LIST_DATABASES, BuildReason.Database, place)
     _join(top.models, lists.models, LIST_MODELS, BuildReason.Model, place)
-    _join(top.spring_sets, lists.spring_sets, LIST_SPRING_SETS, BuildReason.SpringSetSlot, place)
+    springs = _join(top.spring_sets, lists.spring_sets, LIST_SPRING_SETS, BuildReason.SpringSetSlot,
+                    place)
     g = _Graph(sub, base, host.depth + 1, place, _items(sub.nodes, place, LIST_NODES),
-               parameters, clips, syncs, source_parameters=lists.parameters)
+               parameters, clips, syncs, springs, source_parameters=lists.parameters)
     return g
 
 
@@ -177,7 +182,8 @@ def _inline(source: GraphSource, skeleton, top: Lists) -> list[_Graph]:
     """Every graph in breadth-first order, each with its places and its lists' mapping."""
     root = _Graph(source, 0, 0, GRAPH_NONE, _items(source.nodes, 0, LIST_NODES),
                   list(range(len(top.parameters))), list(range(len(top.clips))),
-                  list(range(len(top.sync_groups))), source_parameters=top.parameters)
+                  list(range(len(top.sync_groups))), list(range(len(top.spring_sets))),
+                  source_parameters=top.parameters)
     graphs, queue = [], deque([root])
     next_place = filed = len(root.nodes)     # places given; nodes the file will hold
     _node_limit(filed)
@@ -231,7 +237,8 @@ def check(source: GraphSource) -> Built:
     masks, events = [], []
     flat = {}               # place -> (kind, input places, data)
     for g in graphs:
-        ctx = Context(skeleton, g.parameters, types, g.clips, g.syncs, masks, events)
+        ctx = Context(skeleton, g.parameters, types, g.clips, g.syncs, masks, events,
+                      bool(top.mirror_identity), g.springs)
         for k, node in enumerate(g.nodes):
             if k in g.subgraphs:
                 continue
@@ -311,6 +318,13 @@ def _finish(skeleton, top: Lists, flat: dict, order: list, masks: list, events: 
     if nodes[-1].difference:
         raise InvalidError("the output gives a difference", reason=BuildReason.Difference,
                            item=nodes[-1].place, other=GRAPH_NONE)
+    marks, both = parities(nodes)
+    if both is not None:
+        node, reader = (nodes[k].place for k in both)
+        raise InvalidError(f"node {node} is under both a mirrored and an unmirrored path",
+                           reason=BuildReason.MirrorParity, item=node, other=reader)
+    for n, mirrored in zip(nodes, marks):
+        n.mirrored = mirrored
     slots = assign_slots([n.inputs for n in nodes])
     for n, s in zip(nodes, slots):
         n.slot = s
@@ -334,7 +348,7 @@ def _difference(n: BuiltNode, nodes: list, top: Lists) -> bool:
         if not kinds[1]:
             refuse(1)
         return False
-    if n.kind == NodeKind.inertialize and kinds[0]:
+    if n.kind in (NodeKind.inertialize, *PASS_ON_KINDS) and kinds[0]:
         refuse(0)
     for position, d in enumerate(kinds):
         if d != kinds[0]:
@@ -390,7 +404,8 @@ def write(b: Built) -> bytes:
     records, inputs, words = [], [], []
     for node in b.nodes:
         data = encode(node.kind, node.data, types)
-        records.append(NODE.pack(int(node.kind), FLAG_DIFFERENCE if node.difference else 0,
+        flags = (FLAG_DIFFERENCE if node.difference else 0) | (FLAG_MIRRORED if node.mirrored else 0)
+        records.append(NODE.pack(int(node.kind), flags,
                                  node.place, len(inputs), len(node.inputs), len(words), len(data),
                                  node.slot))
         inputs += node.inputs

@@ -23,6 +23,20 @@ Refusals name the node by its place (item); `other` says what in it:
                MAX_GRAPH_TRANSITIONS (other the count) or MAX_GRAPH_CONDITIONS
     Name       a condition's event name (other the transition; LimitError past
                MAX_NAME_BYTES)
+    MirrorGraph  a mirror node in a graph without a mirror map (other LIST_NODES)
+    SpringSetSlot  a springs node's slot past the list (other the slot as given)
+
+The IK nodes' refusals name the field at fault in `other` by its place among the node's
+dataclass fields (0 the input, 1 the next, ...), and an aim bone or a limit at fault as
+field << 16 | its place in the list: Node for a bone past the skeleton, bones that are not
+each an ancestor of the next, a vector not finite, a forward not of length 1 within a
+thousandth, an end rotation of length 0, a share or an angle out of range, shares all 0,
+a pole on a CCD chain, a step on a FABRIK chain, a limit of an unknown kind or a hinge
+axis of no length; Weight for a weight, soften or rotation weight outside 0 to 1;
+Parameter for a goal or pole parameter that is no vector3, a rotation parameter that is
+no quaternion, a weight parameter that is no float; LimitError Node for more aim bones
+than MAX_AIM_BONES, iterations past MAX_IK_ITERATIONS or limits past MAX_IK_LIMITS (other
+the field), a chain past MAX_IK_CHAIN_BONES.
 """
 from __future__ import annotations
 
@@ -37,14 +51,14 @@ from .delaunay import triangulate
 from ..format import (ARITY, COMPARABLE_TYPES, AdditiveData, BandedData, BlendData, ClipData,
                       ConditionData, InertializeData, MachineData, MaskData, OneShotData,
                       PoseParameterData, SeekData, SelectData, Space1DData, TimeScaleData,
-                      TransitionData, TriangulatedData, banded_fault, triangle_area)
-from ..limits import (DEFAULT_GRAPH_CHAIN_LIMIT, GRAPH_NONE, MAX_GRAPH_CHAIN_LIMIT,
+                      TransitionData, TriangulatedData, MirrorData, banded_fault, triangle_area)
+from ..limits import (DEFAULT_GRAPH_CHAIN_LIMIT, GRAPH_NONE, LIST_NODES, MAX_GRAPH_CHAIN_LIMIT,
                       MAX_GRAPH_CONDITIONS, MAX_GRAPH_EVENTS, MAX_GRAPH_SECONDS, MAX_GRAPH_TIME_FACTOR,
                       MAX_GRAPH_TRANSITIONS, MAX_GRAPH_TRIANGLES)
 from ..source import (AdditiveNode, Blend1DNode, Blend2DBandedNode, Blend2DTriangulatedNode,
                       BlendInput, BlendNode, ClipLoop, ClipNode, CompareOp, Condition,
                       ConditionKind, Curve, EntryMode, InertializeMethod, InertializeNode,
-                      Interruption, MaskChain, MaskNode, MaskSource, NodeKind, OneShotNode,
+                      Interruption, MaskChain, MaskNode, MaskSource, MirrorNode, NodeKind, OneShotNode,
                       ParameterType, PoseParameterNode, SeekNode, SelectNode, SpacePoint,
                       StateMachineNode, TimeScaleNode, Transition, node_inputs, node_kind)
 from ...core.limits import MAX_BONES
@@ -58,7 +72,8 @@ class Context:
     """What a node is checked against: its graph's parameter, clip slot and sync group
     indices in the host's lists, the skeleton, and the lists the build gathers."""
 
-    def __init__(self, skeleton, parameters, types, clips, syncs, masks, events):
+    def __init__(self, skeleton, parameters, types, clips, syncs, masks, events, mirrored=False,
+                 springs=()):
         self.skeleton = skeleton
         self.parameters = parameters        # the node's graph's index -> the host's
         self.types = types                  # the host's parameter types
@@ -66,6 +81,8 @@ class Context:
         self.syncs = syncs
         self.masks = masks                  # gathered mask weights (np.float32 arrays)
         self.events = events                # gathered condition event names (bytes)
+        self.mirrored = mirrored            # whether the graph has a mirror map
+        self.springs = springs              # the graph's spring set slots -> the host's
 
 
 def _invalid(reason, place, other, message):
@@ -181,7 +198,8 @@ def check_node(node, place: int, ctx: Context):
 
 def _lists_given(node, place):
     """Refuses (Count) a node list that is None before the inputs are read from it."""
-    for attr in ("inputs", "points", "states", "transitions", "finals", "chains"):
+    for attr in ("inputs", "points", "states", "transitions", "finals", "chains", "bones",
+                 "limits"):
         if hasattr(node, attr):
             _items(getattr(node, attr), place, attr)
     return node
@@ -411,9 +429,26 @@ def _pose_parameter(node: PoseParameterNode, place, ctx):
     return PoseParameterData(_parameter(ctx, node.parameter, (ParameterType.pose,), place))
 
 
+def _mirror(node: MirrorNode, place, ctx):
+    if not ctx.mirrored:
+        raise _invalid(BuildReason.MirrorGraph, place, LIST_NODES,
+                       "a mirror node in a graph without a mirror map")
+    return MirrorData()
+
+
+def _solver(node, place, ctx):
+    """An IK node's data, refused as the module's table says (build/solvers.py, which reads
+    this module's helpers)."""
+    from .solvers import solver_data
+    return solver_data(node, place, ctx)
+
+
 _CHECKS = {NodeKind.clip: _clip, NodeKind.blend: _blend, NodeKind.blend_1d: _space_1d,
            NodeKind.blend_2d_banded: _banded, NodeKind.blend_2d_triangulated: _triangulated,
            NodeKind.mask: _mask_node, NodeKind.additive: _additive, NodeKind.select: _select,
            NodeKind.time_scale: _time_scale, NodeKind.seek: _seek,
            NodeKind.state_machine: _machine, NodeKind.one_shot: _one_shot,
-           NodeKind.inertialize: _inertialize, NodeKind.pose_parameter: _pose_parameter}
+           NodeKind.inertialize: _inertialize, NodeKind.pose_parameter: _pose_parameter,
+           NodeKind.mirror: _mirror, NodeKind.two_bone_ik: _solver, NodeKind.aim_ik: _solver,
+           NodeKind.ccd_ik: _solver, NodeKind.fabrik_ik: _solver, NodeKind.springs: _solver,
+           NodeKind.body_ik: _solver}

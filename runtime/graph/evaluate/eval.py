@@ -4,7 +4,10 @@ Each node of weight above 0, in order, writes its slot: a clip sampled at its pl
 blend, a space or a machine blending its weighted inputs by the shares the update kept; a
 mask or a one-shot blending base and overlay bone by bone; an additive layer adding its
 difference; a select, time scale or seek passing its input on; an inertialize node putting
-its decaying offset (or its dead blend) onto its input; a pose parameter's pose. Then the
+its decaying offset (or its dead blend) onto its input; a pose parameter's pose; a mirror,
+IK, full-body or springs node its input mirrored, solved or sprung by the library's own
+kernels (graph/evaluate/solvers.py; a full-body node lane by lane through ik.body's
+solve_packed). Then the
 output's slot is the pose. An instance never updated gives the rest pose.
 
 Instances are lanes: each node is one compiled kernel call (graph/evaluate/kernels.py) over every
@@ -17,16 +20,25 @@ inertialize node keeps and updates its poses on those bones only.
 """
 from __future__ import annotations
 
+import math
 import threading
 
 import numpy as np
 
-from . import kernels
+from . import kernels, solvers
 from ...core import jit
 from ...core.errors import CapacityError, InvalidError
 from ...core.memory import caller_bytes
-from ..source import InertializeMethod, NodeKind
+from ..limits import GRAPH_NONE
+from ..source import BodySolver, InertializeMethod, NodeKind
+from ...ik.body.description import scratch_size as body_scratch
+from ...ik.body.frames import solve_packed
+from ...ik.chain import path_to
+from ...ik.kernels import CCD, FABRIK
 from ...pose.pose import Pose
+from ..solving import chain_limits, solver_bones
+from ..springs import spring_values, written_bones
+from ...physics.spring import SPRING_MAX_STEPS
 
 class _Lanes:
     """One evaluation's instances, their scalars (lanes, scalars) and slots."""
@@ -52,6 +64,8 @@ class Steps:
         self.local = threading.local()              # each thread's working arrays
         self.output = b.graph.nodes[-1].slot
         self.last = b.layout.nodes[-1]
+        self.where = np.full(b.skeleton.bone_count, -1, dtype=np.int64)   # bone -> its row
+        self.where[bones] = np.arange(bones.size)
         self.nodes = [_MAKE[node.kind](b, self, k, node) for k, node in enumerate(b.graph.nodes)]
 
 
@@ -228,12 +242,130 @@ def _inertialize(b, st, k, node):
     return step
 
 
+def _mirror(b, st, k, node):
+    """The map's table on the rows evaluated: each row's partner as a row."""
+    m = b.mirror_map
+    table = np.array(m._bones[st.rows], dtype=np.int64)
+    table[:, 0] = st.where[table[:, 0]]
+    turns = np.ascontiguousarray(m._turns[st.rows], dtype=np.float64)
+    src = b.graph.nodes[node.inputs[0]].slot
+    base, axis = b.layout.nodes[k], int(m._axis)
+    return lambda e: solvers.mirror_node(e.S, base, e.slots, src, node.slot, table, turns, axis)
+
+
+def _at(b, parameter) -> int:
+    return -1 if parameter == GRAPH_NONE else b.parameter_base + 4 * parameter
+
+
+def _solver(b, st, k, node):
+    """An IK node: its input passed on where the plan holds none of the bones it writes
+    (graph/subset.py's solver_bones), else solved."""
+    d = node.data
+    kind = node.kind
+    src = b.graph.nodes[node.inputs[0]].slot
+    base = b.layout.nodes[k]
+    written, end = solver_bones(b.skeleton, node)
+    if not np.isin(written, st.rows).any():
+        return lambda e: kernels.copy_input(e.S, base, e.slots, src, node.slot)
+    path = path_to(b.skeleton.parents, end)
+    parents = b.skeleton.parents
+    ints = lambda *v: np.array(v, dtype=np.int64)      # noqa: E731
+    if kind == NodeKind.two_bone_ik:
+        constants = np.array([*d.goal, *d.pole, *d.hinge, d.twist, d.soften, d.weight])
+        head = (path, st.where, parents, constants, ints(_at(b, d.goal_parameter), _at(b, d.pole_parameter)),
+                ints(0, 3), ints(3, 3), _at(b, d.weight_parameter), 11)
+        bones = ints(d.start, d.middle, d.end)
+        return lambda e: solvers.two_bone_node(e.S, base, e.slots, src, node.slot, *head, bones)
+    if kind == NodeKind.aim_ik:
+        constants = np.array([*d.goal, *d.forward, *d.up, *d.pole, *d.offset, d.twist,
+                              min(d.cone, math.pi), d.weight])
+        head = (path, st.where, parents, constants, ints(_at(b, d.goal_parameter), _at(b, d.pole_parameter)),
+                ints(0, 9), ints(3, 3), _at(b, d.weight_parameter), 17)
+        bones, shares = ints(*d.bones), np.array(d.shares, dtype=np.float64)
+        return lambda e: solvers.aim_node(e.S, base, e.slots, src, node.slot, *head, bones, shares)
+    size = math.sqrt(sum(v * v for v in d.rotation))
+    constants = np.array([*d.goal, *d.pole, *(v / size for v in d.rotation), d.rotation_weight,
+                          d.tolerance, min(d.step, math.pi), d.weight])
+    rotation_at = _at(b, d.rotation_parameter)
+    head = (path, st.where, parents, constants,
+            ints(_at(b, d.goal_parameter), _at(b, d.pole_parameter), rotation_at), ints(0, 3, 6),
+            ints(3, 3, 4), _at(b, d.weight_parameter), 13)
+    kinds, bones, data = chain_limits(d)
+    tail = (b.skeleton.rests, d.root, d.end, d.iterations, rotation_at, kinds, bones, data,
+            CCD if kind == NodeKind.ccd_ik else FABRIK)
+    return lambda e: solvers.chain_node(e.S, base, e.slots, src, node.slot, *head, *tail)
+
+
+def _springs(b, st, k, node):
+    """A springs node: its input passed on where the plan holds none of its joints (its set
+    not stepped), else stepped and applied."""
+    d = node.data
+    s = b.spring_sets[d.slot]
+    src = b.graph.nodes[node.inputs[0]].slot
+    base = b.layout.nodes[k]
+    if not np.isin(written_bones(s), st.rows).any():
+        return lambda e: kernels.copy_input(e.S, base, e.slots, src, node.slot)
+    ats = np.array([_at(b, d.position_parameter), _at(b, d.rotation_parameter),
+                    _at(b, d.force_parameter)], dtype=np.int64)
+    rows = np.asarray(st.rows, dtype=np.int64)
+    sk = b.skeleton
+    first, last = base + 2, base + 3 + spring_values(s)
+    args = (rows, b.rests, sk.parents, base + 3, ats, np.array(d.force, dtype=np.float64),
+            float(s.step_rate), SPRING_MAX_STEPS, s.springs, s.joint_bones, s.joint_values,
+            s.limit_kinds, s.limit_values, s.collider_kinds, s.collider_bones, s.collider_values,
+            s.links, int(s.collider_reach))
+
+    def step(e):
+        solvers.springs_node(e.S, base, e.slots, src, node.slot, *args)
+        if not e.own:           # what it keeps, into the instances' own scalars
+            for lane, inst in enumerate(e.insts):
+                inst.scalars[first:last] = e.S[lane, first:last]
+    return step
+
+
+def _body(b, st, k, node):
+    """A body IK node: its input passed on where the plan holds none of its part; else, lane
+    by lane, the lane's pose (the plan's bones; the rest pose elsewhere, which the part's
+    root paths never read) solved as ik.body's front door solves it, the effectors' goals
+    and rotations from their parameters."""
+    p = b.bodies[k]
+    d = node.data
+    src = b.graph.nodes[node.inputs[0]].slot
+    base = b.layout.nodes[k]
+    if not np.isin(p.part, st.rows).any():
+        return lambda e: kernels.copy_input(e.S, base, e.slots, src, node.slot)
+    goal_at = [(i, _at(b, e[1])) for i, e in enumerate(d.effectors) if e[1] != GRAPH_NONE]
+    rot_at = [(i, _at(b, e[2])) for i, e in enumerate(d.effectors) if e[2] != GRAPH_NONE]
+    sk, rows = b.skeleton, st.rows
+    floats = body_scratch(p) // 8
+    sdls = d.solver == BodySolver.sdls
+
+    def step(e):
+        goals, rots = p.goals.copy(), p.rots.copy()
+        work = b.rests.copy()
+        scratch = np.zeros(floats)
+        for lane in range(e.S.shape[0]):
+            if not e.S[lane, base] > 0.0:
+                continue
+            for i, at in goal_at:
+                goals[i] = e.S[lane, at:at + 3]
+            for i, at in rot_at:
+                q = e.S[lane, at:at + 4]
+                rots[i] = q / np.sqrt((q * q).sum())
+            work[rows] = e.slots[src, :, lane, :].T
+            solve_packed(p, work, sk, goals, rots, scratch, sdls)
+            e.slots[node.slot, :, lane, :] = work[rows].T
+    return step
+
+
 _MAKE = {NodeKind.clip: _clip, NodeKind.blend: _blend, NodeKind.blend_1d: _blend,
          NodeKind.blend_2d_banded: _blend, NodeKind.blend_2d_triangulated: _blend,
          NodeKind.mask: _mask, NodeKind.additive: _additive, NodeKind.select: _select,
          NodeKind.time_scale: _pass_through, NodeKind.seek: _pass_through, NodeKind.state_machine: _machine,
          NodeKind.one_shot: _one_shot, NodeKind.inertialize: _inertialize,
-         NodeKind.pose_parameter: _pose_parameter}
+         NodeKind.pose_parameter: _pose_parameter, NodeKind.mirror: _mirror,
+         NodeKind.two_bone_ik: _solver, NodeKind.aim_ik: _solver, NodeKind.ccd_ik: _solver,
+         NodeKind.fabrik_ik: _solver, NodeKind.springs: _springs, NodeKind.body_ik: _body}
 
 _KERNELS = {NodeKind.clip: kernels.sample_clip, NodeKind.blend: kernels.mix,
             NodeKind.blend_1d: kernels.mix, NodeKind.blend_2d_banded: kernels.mix,
@@ -241,7 +373,10 @@ _KERNELS = {NodeKind.clip: kernels.sample_clip, NodeKind.blend: kernels.mix,
             NodeKind.additive: kernels.additive, NodeKind.select: kernels.select,
             NodeKind.time_scale: kernels.copy_input, NodeKind.seek: kernels.copy_input,
             NodeKind.state_machine: kernels.mix, NodeKind.one_shot: kernels.one_shot,
-            NodeKind.inertialize: kernels.inertialize}
+            NodeKind.inertialize: kernels.inertialize, NodeKind.mirror: solvers.mirror_node,
+            NodeKind.two_bone_ik: solvers.two_bone_node, NodeKind.aim_ik: solvers.aim_node,
+            NodeKind.ccd_ik: solvers.chain_node, NodeKind.fabrik_ik: solvers.chain_node,
+            NodeKind.springs: solvers.springs_node}
 
 
 def compile_evaluation_aside(graph) -> None:

@@ -20,14 +20,34 @@ node's "trigger", "method", "duration", "halfLifeScale", "halfLifeMin", "halfLif
 graph's lists) and ours: a blend input's "weight" 1 and "parameter" null, an additive
 layer's "weight" 1 and "parameter" null, a time scale's "scale" 1 and "parameter" null, a
 subgraph's "parameters" {} and a database slot's "clips" [].
+
+The mirror and IK nodes ("mirror", "twoBoneIk", "aimIk", "ccdIk", "fabrikIk") name their
+bones by name and their goal, pole, rotation and weight parameters by name; their off
+values, left out: "goal", "pole", "hinge" and "offset" [0, 0, 0], "forward" [1, 0, 0], "up"
+[0, 1, 0], "rotation" [0, 0, 0, 1], every "...Parameter" null, "twist", "soften", "step" and
+"rotationWeight" 0, "weight" 1, "cone" pi, "iterations" 16, "tolerance" 1e-4, "limits" []
+and an aim bone's "share" 1; a limit is {"kind": "hinge"|"cone"|"twist", "bone", with "axis"
+[0, 0, 1], "min" -pi and "max" pi its off values (a cone takes "max" alone). A springs node
+names its spring set slot ("springSet") and its parameters ("positionParameter",
+"rotationParameter", "forceParameter", "reset": null when left out), "force" [0, 0, 0]. A
+"bodyIk" node: "solver" "xpbd" (or "sdls"), "top" (a bone), "topMode" "pinned", "prePull" 0,
+"iterations" 10, "tolerance" 1e-3, "effectors" [{"bone", "goal" [0, 0, 0], "goalParameter",
+"rotation" [0, 0, 0, 1], "rotationParameter", "rotationWeight" 0, "strength" 1,
+"pullChain" 0}], "bones" [] ({"bone", "stiffness" 0, "limit" {"kind" "none", "axis"
+[1, 0, 0], "low" 0, "high" 0}, "preferred" [0, 0, 0], "preferredWeight" 0, "stretch" 0}).
 """
 from __future__ import annotations
 
-from ..source import (AdditiveNode, Blend1DNode, Blend2DBandedNode, Blend2DTriangulatedNode,
+from ...ik.body.description import BodyLimitKind, BodyTopMode
+from ..source import (AimIkNode, BodyIkNode, BodySolver, CcdIkNode, FabrikIkNode, MirrorNode,
+                      SpringsNode, TwoBoneIkNode,
+                      AdditiveNode, Blend1DNode, Blend2DBandedNode, Blend2DTriangulatedNode,
                       BlendNode, ClipLoop, ClipNode, CompareOp, Curve, EntryMode,
                       InertializeMethod, InertializeNode, Interruption, MaskNode, OneShotNode,
                       ParameterType, PoseParameterNode, SeekNode, SelectNode, StateMachineNode,
                       SubgraphNode, TimeScaleNode)
+
+from ...ik.joints import LimitKind
 
 FORM_VERSION = 1
 """The form's version: the "version" member of a top-level graph."""
@@ -54,9 +74,15 @@ KINDS = {ClipNode: "clip", BlendNode: "blend", Blend1DNode: "blend1d",
          MaskNode: "mask", AdditiveNode: "additive", SelectNode: "select",
          TimeScaleNode: "timeScale", SeekNode: "seek", StateMachineNode: "stateMachine",
          OneShotNode: "oneShot", InertializeNode: "inertialize",
-         PoseParameterNode: "poseParameter", SubgraphNode: "subgraph"}
-LATER_KINDS = {"motionMatching", "learnedMotionMatching", "twoBoneIk", "ik", "bodyIk", "springs",
-               "mirror", "turnLimit", "retarget", "lookAt"}
+         PoseParameterNode: "poseParameter", SubgraphNode: "subgraph", MirrorNode: "mirror",
+         TwoBoneIkNode: "twoBoneIk", AimIkNode: "aimIk", CcdIkNode: "ccdIk",
+         FabrikIkNode: "fabrikIk", SpringsNode: "springs", BodyIkNode: "bodyIk"}
+LATER_KINDS = {"motionMatching", "learnedMotionMatching", "ik", "turnLimit", "retarget", "lookAt"}
+BODY_SOLVERS = {BodySolver.xpbd: "xpbd", BodySolver.sdls: "sdls"}
+TOP_MODES = {BodyTopMode.pinned: "pinned", BodyTopMode.held: "held", BodyTopMode.free: "free"}
+BODY_LIMITS = {BodyLimitKind.none: "none", BodyLimitKind.hinge: "hinge", BodyLimitKind.cone: "cone",
+               BodyLimitKind.twist: "twist"}
+LIMIT_KINDS = {LimitKind.hinge: "hinge", LimitKind.cone: "cone", LimitKind.twist: "twist"}
 
 
 def name_text(raw) -> str:

@@ -9,13 +9,15 @@ form has.
 """
 from __future__ import annotations
 
+import math
+
 from ...core import args
 from ...core.builder import Builder, enter_build
 from ...core.errors import BuildReason, InvalidError, VersionError
 from ..build.build import build as build_source
 from ..format import f32 as _f
-from .form import (CURVES, ENTRIES, FORM_VERSION, INTERRUPTIONS, LATER_KINDS, LOOPS, METHODS, OPS,
-                   TYPE_NAMES, name_text)
+from .form import (BODY_LIMITS, BODY_SOLVERS, CURVES, ENTRIES, FORM_VERSION, INTERRUPTIONS,
+                   LATER_KINDS, LOOPS, METHODS, OPS, TOP_MODES, TYPE_NAMES, name_text)
 from ...core.json_text import MISSING, GraphForm, JsonObject, Value, form_error, parse
 from ..source import (AdditiveNode, AssetSlotSource, Blend1DNode, Blend2DBandedNode,
                       Blend2DTriangulatedNode, BlendInput, BlendNode, ClipLoop, ClipNode,
@@ -25,6 +27,12 @@ from ..source import (AdditiveNode, AssetSlotSource, Blend1DNode, Blend2DBandedN
                       SeekNode, SelectNode, SpacePoint, StateMachineNode, SubgraphNode,
                       SyncGroupSource, TimeScaleNode, Transition)
 from ...pose.skeleton import Skeleton
+from ...ik.joints import ConeLimit, HingeLimit, TwistLimit
+from ...ik.limits import AIM_MAX_CONE
+from ..source import (AimBone, AimIkNode, BodyIkNode, BodySolver, CcdIkNode, FabrikIkNode, MirrorNode,
+                      SpringsNode, TwoBoneIkNode)
+from ...ik.body.description import (BodyBone, BodyEffector, BodyLimit, BodyLimitKind, BodySolve,
+                                   BodyTopMode)
 
 
 class GraphNamedAssets:
@@ -104,7 +112,22 @@ NODE_MEMBERS = {
                     "halfLifeMax"},
     "poseParameter": {"parameter"},
     "subgraph": {"graph", "parameters"},
+    "mirror": {"input"},
+    "bodyIk": {"input", "solver", "top", "topMode", "prePull", "iterations", "tolerance", "effectors",
+               "bones"},
+    "springs": {"input", "springSet", "positionParameter", "rotationParameter", "force",
+                "forceParameter", "reset"},
+    "twoBoneIk": {"input", "start", "middle", "end", "goal", "goalParameter", "pole", "poleParameter",
+                  "hinge", "twist", "soften", "weight", "weightParameter"},
+    "aimIk": {"input", "bones", "goal", "goalParameter", "forward", "up", "pole", "poleParameter",
+              "offset", "twist", "cone", "weight", "weightParameter"},
 }
+NODE_MEMBERS["ccdIk"] = NODE_MEMBERS["fabrikIk"] = {
+    "input", "root", "end", "goal", "goalParameter", "limits", "iterations", "tolerance", "step",
+    "pole", "poleParameter", "rotation", "rotationParameter", "rotationWeight", "weight",
+    "weightParameter"}
+LIMIT_MEMBERS = {"hinge": {"kind", "bone", "axis", "min", "max"}, "cone": {"kind", "bone", "max"},
+                 "twist": {"kind", "bone", "min", "max"}}
 
 
 def from_json(v: Value, assets: GraphNamedAssets, top: bool = True) -> GraphSource:
@@ -148,7 +171,8 @@ def from_json(v: Value, assets: GraphNamedAssets, top: bool = True) -> GraphSour
                 listed.append(C.index[c.value])
             out.append(AssetSlotSource(name, asset, tuple(listed)))
         slots[key] = out
-    nodes = [_node(n, P, C, Y, parameters, sk, assets) for n in g.items("nodes")]
+    S = _Names([s.name for s in slots["springSets"]], "spring set slot")
+    nodes = [_node(n, P, C, Y, parameters, sk, assets, S) for n in g.items("nodes")]
     output = _place(g.get("output", ("number",)), "the output")
     return GraphSource(sk, nodes, output, parameters, clips, syncs, slots["databases"], slots["models"],
                        slots["springSets"], assets.mirror_map)
@@ -224,7 +248,7 @@ def _node_object(v: Value) -> tuple:
     return kind, JsonObject(v, NODE_MEMBERS[kind] | {"kind"}, f"a {kind} node")
 
 
-def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets):
+def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets, S=None):
     kind, o = _node_object(v)
     one = lambda key: _place(o.get(key, ("number",)), f"a {kind} node's {key!r}")   # noqa: E731
     if kind == "clip":
@@ -276,7 +300,108 @@ def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets):
                                o.number("halfLifeMin", _f(0.1)), o.number("halfLifeMax", 1.0))
     if kind == "poseParameter":
         return PoseParameterNode(P.find(o, "parameter"))
+    if kind == "mirror":
+        return MirrorNode(one("input"))
+    if kind == "bodyIk":
+        return _body(o, one("input"), P, sk)
+    if kind == "springs":
+        return SpringsNode(one("input"), S.find(o, "springSet"), P.find(o, "positionParameter", optional=True),
+                           P.find(o, "rotationParameter", optional=True), _vector(o, "force", (0.0, 0.0, 0.0)),
+                           P.find(o, "forceParameter", optional=True), P.find(o, "reset", optional=True))
+    if kind in ("twoBoneIk", "aimIk", "ccdIk", "fabrikIk"):
+        return _solver(kind, o, one("input"), P, sk)
     return _subgraph(o, assets)
+
+
+def _bone(o: JsonObject, key: str, sk) -> int:
+    name = o.text(key)
+    bone = sk.find_bone(name) if isinstance(sk, Skeleton) else None
+    if bone is None or bone >= sk.bone_count:
+        raise form_error(GraphForm.name, o.at(key), f"no bone named {name!r}")
+    return bone
+
+
+def _vector(o: JsonObject, key: str, default: tuple) -> tuple:
+    items = o.items(key, None)
+    if items is None:
+        return default
+    if len(items) != len(default) or any(v.kind != "number" for v in items):
+        raise form_error(GraphForm.value, o.at(key), f"{o.what}'s {key!r} is not {len(default)} numbers")
+    return tuple(v.value for v in items)
+
+
+def _solver(kind: str, o: JsonObject, input_: int, P: _Names, sk):
+    """An IK node of the form (graph/json/form.py's off values for what is left out)."""
+    goal = _vector(o, "goal", (0.0, 0.0, 0.0)), P.find(o, "goalParameter", optional=True)
+    pole = _vector(o, "pole", (0.0, 0.0, 0.0)), P.find(o, "poleParameter", optional=True)
+    weight = o.number("weight", 1.0), P.find(o, "weightParameter", optional=True)
+    if kind == "twoBoneIk":
+        return TwoBoneIkNode(input_, _bone(o, "start", sk), _bone(o, "middle", sk), _bone(o, "end", sk),
+                             *goal, *pole, _vector(o, "hinge", (0.0, 0.0, 0.0)), o.number("twist", 0.0),
+                             o.number("soften", 0.0), *weight)
+    if kind == "aimIk":
+        bones = []
+        for v in o.items("bones"):
+            bo = JsonObject(v, {"bone", "share"}, "an aim bone")
+            bones.append(AimBone(_bone(bo, "bone", sk), bo.number("share", 1.0)))
+        return AimIkNode(input_, bones, *goal, _vector(o, "forward", (1.0, 0.0, 0.0)),
+                         _vector(o, "up", (0.0, 1.0, 0.0)), *pole, _vector(o, "offset", (0.0, 0.0, 0.0)),
+                         o.number("twist", 0.0), o.number("cone", AIM_MAX_CONE), *weight)
+    limits = [_limit(v, sk) for v in o.items("limits", [])]
+    cls = CcdIkNode if kind == "ccdIk" else FabrikIkNode
+    return cls(input_, _bone(o, "root", sk), _bone(o, "end", sk), *goal, limits,
+               o.whole("iterations", 16), o.number("tolerance", 1e-4), o.number("step", 0.0), *pole,
+               _vector(o, "rotation", (0.0, 0.0, 0.0, 1.0)), P.find(o, "rotationParameter", optional=True),
+               o.number("rotationWeight", 0.0), *weight)
+
+
+def _body(o: JsonObject, input_: int, P: _Names, sk) -> BodyIkNode:
+    effectors, goals, rots = [], [], []
+    for v in o.items("effectors"):
+        eo = JsonObject(v, {"bone", "goal", "goalParameter", "rotation", "rotationParameter",
+                            "rotationWeight", "strength", "pullChain"}, "an effector")
+        effectors.append(BodyEffector(_bone(eo, "bone", sk), _vector(eo, "goal", (0.0, 0.0, 0.0)),
+                                      _vector(eo, "rotation", (0.0, 0.0, 0.0, 1.0)),
+                                      eo.number("rotationWeight", 0.0), eo.number("strength", 1.0),
+                                      eo.number("pullChain", 0.0)))
+        goals.append(P.find(eo, "goalParameter", optional=True))
+        rots.append(P.find(eo, "rotationParameter", optional=True))
+    bones = []
+    for v in o.items("bones", []):
+        bo = JsonObject(v, {"bone", "stiffness", "limit", "preferred", "preferredWeight", "stretch"},
+                        "a bone setting")
+        limit = BodyLimit()
+        lv = bo.maybe("limit", "object")
+        if lv is not None:
+            lo = JsonObject(lv, {"kind", "axis", "low", "high"}, "a limit")
+            limit = BodyLimit(lo.option("kind", BODY_LIMITS, BodyLimitKind.none),
+                              _vector(lo, "axis", (1.0, 0.0, 0.0)), lo.number("low", 0.0),
+                              lo.number("high", 0.0))
+        bones.append(BodyBone(_bone(bo, "bone", sk), bo.number("stiffness", 0.0), limit,
+                              _vector(bo, "preferred", (0.0, 0.0, 0.0)), bo.number("preferredWeight", 0.0),
+                              bo.number("stretch", 0.0)))
+    solve = BodySolve(_bone(o, "top", sk), effectors, bones, o.option("topMode", TOP_MODES, BodyTopMode.pinned),
+                      o.number("prePull", 0.0), o.whole("iterations", 10), o.number("tolerance", 1e-3))
+    return BodyIkNode(input_, solve, o.option("solver", BODY_SOLVERS, BodySolver.xpbd), goals, rots)
+
+
+def _limit(v: Value, sk):
+    if v.kind != "object":
+        raise form_error(GraphForm.type, v.offset, "a limit is not an object")
+    kind_v = next((val for key, _, val in v.value if key == "kind"), None)
+    kind_at = next((at for key, at, _ in v.value if key == "kind"), v.offset)
+    if kind_v is None:
+        raise form_error(GraphForm.missing, v.offset, "a limit lacks 'kind'")
+    if kind_v.kind != "string" or kind_v.value not in LIMIT_MEMBERS:
+        raise form_error(GraphForm.value, kind_at, "a limit of no kind the form has")
+    o = JsonObject(v, LIMIT_MEMBERS[kind_v.value], f"a {kind_v.value} limit")
+    bone = _bone(o, "bone", sk)
+    if kind_v.value == "cone":
+        return ConeLimit(bone, o.number("max", math.pi))
+    low, high = o.number("min", -math.pi), o.number("max", math.pi)
+    if kind_v.value == "hinge":
+        return HingeLimit(bone, _vector(o, "axis", (0.0, 0.0, 1.0)), low, high)
+    return TwistLimit(bone, low, high)
 
 
 def _triangles(o: JsonObject):

@@ -11,15 +11,18 @@ from ...pose.skeleton import Skeleton
 from ..build.build import build as build_source
 from ..build.check import parameter_value
 from ..format import f32 as _f
-from .form import (CURVES, ENTRIES, FORM_VERSION, INTERRUPTIONS, KINDS, LOOPS, METHODS, OPS, TYPE_NAMES,
-                   name_text)
+from .form import (BODY_LIMITS, BODY_SOLVERS, CURVES, ENTRIES, FORM_VERSION, INTERRUPTIONS, KINDS,
+                   LIMIT_KINDS, LOOPS, METHODS, OPS, TOP_MODES, TYPE_NAMES, name_text)
+from ...ik.body.description import BodyLimitKind, BodyTopMode
+from ...ik.joints import KINDS as LIMIT_OF
 from ...core.json_text import dump
 from ..source import (AdditiveNode, Blend1DNode, Blend2DBandedNode, Blend2DTriangulatedNode,
                       BlendNode, ClipLoop, ClipNode, CompareOp, Condition, ConditionKind, Curve,
                       EntryMode, GraphSource, InertializeMethod, InertializeNode, Interruption,
                       MaskNode, OneShotNode, ParameterSource, ParameterType, PoseParameterNode,
                       SeekNode, SelectNode, StateMachineNode, SubgraphNode, TimeScaleNode,
-                      Transition)
+                      Transition, MirrorNode, TwoBoneIkNode, AimIkNode, ChainIkNode, SpringsNode,
+                      BodyIkNode, BodySolver)
 
 
 def to_json(source: GraphSource, top: bool = True) -> dict:
@@ -40,7 +43,9 @@ def to_json(source: GraphSource, top: bool = True) -> dict:
             out[key] = [dict(name=name_text(s.name), **({"clips": [clips[c] for c in s.clips]}
                                                      if key == "databases" and s.clips else {}))
                         for s in slots]
-    out["nodes"] = [_node_json(n, params, clips, syncs, sk, source.parameters) for n in source.nodes]
+    springs = [name_text(s.name) for s in source.spring_sets]
+    out["nodes"] = [_node_json(n, params, clips, syncs, sk, source.parameters, springs)
+                    for n in source.nodes]
     out["output"] = int(source.output)
     return out
 
@@ -97,7 +102,7 @@ def _mask_json(chains, default, sk) -> dict:
     return out
 
 
-def _node_json(n, params, clips, syncs, sk, parameters) -> dict:
+def _node_json(n, params, clips, syncs, sk, parameters, springs=()) -> dict:
     out = {"kind": KINDS[type(n)]}
     P = lambda k: None if k is None else params[int(k)]       # noqa: E731
     if isinstance(n, ClipNode):
@@ -152,10 +157,128 @@ def _node_json(n, params, clips, syncs, sk, parameters) -> dict:
         _inertialize_json(out, n, P)
     elif isinstance(n, PoseParameterNode):
         out["parameter"] = P(n.parameter)
+    elif isinstance(n, MirrorNode):
+        out["input"] = int(n.input)
+    elif isinstance(n, BodyIkNode):
+        _body_json(out, n, P, sk)
+    elif isinstance(n, SpringsNode):
+        out["input"] = int(n.input)
+        out["springSet"] = springs[int(n.spring_set)]
+        _opt(out, "positionParameter", P(n.position_parameter), None)
+        _opt(out, "rotationParameter", P(n.rotation_parameter), None)
+        _opt(out, "force", _vec(n.force), [0.0, 0.0, 0.0])
+        _opt(out, "forceParameter", P(n.force_parameter), None)
+        _opt(out, "reset", P(n.reset), None)
+    elif isinstance(n, (TwoBoneIkNode, AimIkNode, ChainIkNode)):
+        _solver_json(out, n, P, sk)
     elif isinstance(n, SubgraphNode):
         out["graph"] = to_json(n.graph, top=False)
         if n.parameters:
             out["parameters"] = {name_text(k): name_text(v) for k, v in n.parameters.items()}
+    return out
+
+
+def _vec(v) -> list:
+    return [_num(x) for x in v]
+
+
+def _solver_json(out: dict, n, P, sk) -> None:
+    """An IK node's members, off values left out (graph/json/form.py)."""
+    bone = lambda b: sk.bone_name(int(b))       # noqa: E731
+    zero = [0.0, 0.0, 0.0]
+    out["input"] = int(n.input)
+    if isinstance(n, TwoBoneIkNode):
+        out.update(start=bone(n.start), middle=bone(n.middle), end=bone(n.end))
+    elif isinstance(n, AimIkNode):
+        items = []
+        for a in n.bones:
+            item = {"bone": bone(a.bone)}
+            _opt(item, "share", _num(a.share), 1.0)
+            items.append(item)
+        out["bones"] = items
+    else:
+        out.update(root=bone(n.root), end=bone(n.end))
+    _opt(out, "goal", _vec(n.goal), zero)
+    _opt(out, "goalParameter", P(n.goal_parameter), None)
+    if isinstance(n, AimIkNode):
+        _opt(out, "forward", _vec(n.forward), [1.0, 0.0, 0.0])
+        _opt(out, "up", _vec(n.up), [0.0, 1.0, 0.0])
+    if isinstance(n, ChainIkNode):
+        if n.limits:
+            out["limits"] = [_limit_json(m, bone) for m in n.limits]
+        _opt(out, "iterations", int(n.iterations), 16)
+        _opt(out, "tolerance", _num(n.tolerance), _f(1e-4))
+        _opt(out, "step", _num(n.step), 0.0)
+    _opt(out, "pole", _vec(n.pole), zero)
+    _opt(out, "poleParameter", P(n.pole_parameter), None)
+    if isinstance(n, TwoBoneIkNode):
+        _opt(out, "hinge", _vec(n.hinge), zero)
+    if isinstance(n, AimIkNode):
+        _opt(out, "offset", _vec(n.offset), zero)
+    if isinstance(n, ChainIkNode):
+        _opt(out, "rotation", _vec(n.rotation), [0.0, 0.0, 0.0, 1.0])
+        _opt(out, "rotationParameter", P(n.rotation_parameter), None)
+        _opt(out, "rotationWeight", _num(n.rotation_weight), 0.0)
+    else:
+        _opt(out, "twist", _num(n.twist), 0.0)
+    if isinstance(n, TwoBoneIkNode):
+        _opt(out, "soften", _num(n.soften), 0.0)
+    if isinstance(n, AimIkNode):
+        _opt(out, "cone", _num(n.cone), _f(math.pi))
+    _opt(out, "weight", _num(n.weight), 1.0)
+    _opt(out, "weightParameter", P(n.weight_parameter), None)
+
+
+def _body_json(out: dict, n: BodyIkNode, P, sk) -> None:
+    s = n.solve
+    bone = lambda b: sk.bone_name(int(b))       # noqa: E731
+    out["input"] = int(n.input)
+    _opt(out, "solver", BODY_SOLVERS[BodySolver(n.solver)], "xpbd")
+    out["top"] = bone(s.top)
+    _opt(out, "topMode", TOP_MODES[BodyTopMode(s.top_mode)], "pinned")
+    _opt(out, "prePull", _num(s.pre_pull), 0.0)
+    _opt(out, "iterations", int(s.iterations), 10)
+    _opt(out, "tolerance", _num(s.tolerance), _f(1e-3))
+    goals, rots = list(n.goal_parameters), list(n.rotation_parameters)
+    effectors = []
+    for k, e in enumerate(s.effectors):
+        item = {"bone": bone(e.bone)}
+        _opt(item, "goal", _vec(e.goal), [0.0, 0.0, 0.0])
+        _opt(item, "goalParameter", P(goals[k]) if k < len(goals) else None, None)
+        _opt(item, "rotation", _vec(e.rotation), [0.0, 0.0, 0.0, 1.0])
+        _opt(item, "rotationParameter", P(rots[k]) if k < len(rots) else None, None)
+        _opt(item, "rotationWeight", _num(e.rotation_weight), 0.0)
+        _opt(item, "strength", _num(e.strength), 1.0)
+        _opt(item, "pullChain", _num(e.pull_chain), 0.0)
+        effectors.append(item)
+    out["effectors"] = effectors
+    bones = []
+    for b in s.bones:
+        item = {"bone": bone(b.bone)}
+        _opt(item, "stiffness", _num(b.stiffness), 0.0)
+        m, limit = b.limit, {}
+        _opt(limit, "kind", BODY_LIMITS[BodyLimitKind(m.kind)], "none")
+        _opt(limit, "axis", _vec(m.axis), [1.0, 0.0, 0.0])
+        _opt(limit, "low", _num(m.low), 0.0)
+        _opt(limit, "high", _num(m.high), 0.0)
+        if limit:
+            item["limit"] = limit
+        _opt(item, "preferred", _vec(b.preferred), [0.0, 0.0, 0.0])
+        _opt(item, "preferredWeight", _num(b.preferred_weight), 0.0)
+        _opt(item, "stretch", _num(b.stretch), 0.0)
+        bones.append(item)
+    if bones:
+        out["bones"] = bones
+
+
+def _limit_json(m, bone) -> dict:
+    kind = LIMIT_KINDS[LIMIT_OF[type(m)]]
+    out = {"kind": kind, "bone": bone(m.bone)}
+    if kind == "hinge":
+        _opt(out, "axis", _vec(m.axis), [0.0, 0.0, 1.0])
+    if kind != "cone":
+        _opt(out, "min", _num(m.minimum), _f(-math.pi))
+    _opt(out, "max", _num(m.maximum), _f(math.pi))
     return out
 
 

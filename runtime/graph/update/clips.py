@@ -14,8 +14,11 @@ from ..limits import GRAPH_EVENT_THRESHOLD
 from .nodes import ROOT_WEIGHT, SCALED_WEIGHT, SEEK_TIME, TIME_SCALE, WEIGHT
 
 RUN_COLUMNS = ("node", "base", "repeat", "leader", "all_events", "events", "events_end", "markers",
-               "markers_end", "moves", "last")
-NODE, BASE, REPEAT, LEADER, ALL_EVENTS, EV, EV_END, MK, MK_END, MV, LAST = range(len(RUN_COLUMNS))
+               "markers_end", "moves", "last", "mirror")
+NODE, BASE, REPEAT, LEADER, ALL_EVENTS, EV, EV_END, MK, MK_END, MV, LAST, MIRROR = \
+    range(len(RUN_COLUMNS))
+# MIRROR: the mirror map's axis for a clip node beneath an odd number of mirror nodes (its
+# move mirrored as maniMirrorMap_MirrorRootMotion mirrors one), -1 for the others
 DURATION, SPEED, RATE = range(3)        # the run table's numbers (run_f)
 UNMOVED, MOVED, SEEKED = 0, 1, 2
 
@@ -61,6 +64,13 @@ def play_clips(S, P, delta, run_i, run_f, groups, group_start, event_times, mark
                                     run_i[r, LAST], old[r], new[r], wraps[r])
                 for c in range(7):
                     pending[n, c] = move[c]
+                a = run_i[r, MIRROR]
+                if a >= 0:
+                    for c in range(3):
+                        if c == a:
+                            pending[n, c] = -pending[n, c]
+                        else:
+                            pending[n, 3 + c] = -pending[n, 3 + c]
                 weights[n] = rw
                 n += 1
                 total += rw

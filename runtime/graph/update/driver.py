@@ -51,7 +51,7 @@ from ...core import args
 from ...core.jit import kernel
 from ..source import NodeKind
 from . import machine, nodes
-from .clips import (ALL_EVENTS, BASE, EV, EV_END, LAST, LEADER, MK, MK_END, MV, NODE, REPEAT, RUN_COLUMNS,
+from .clips import (ALL_EVENTS, BASE, EV, EV_END, LAST, LEADER, MIRROR, MK, MK_END, MV, NODE, REPEAT, RUN_COLUMNS,
                     play_clips)
 from .nodes import SEEK_TIME, TIME_SCALE, WEIGHT
 
@@ -180,6 +180,7 @@ class Tables:
             row[MV] = -1 if r.moves is None else len(moves)
             moves += r.moves or []
             row[LAST] = clip.sample_count - 1
+            row[MIRROR] = b.mirror_map._axis if b.graph.nodes[r.node].mirrored else -1
             self.run_f[x] = r.duration, r.speed, float(clip.sample_rate)
         self.event_times = np.array(times, dtype=np.float64)
         self.event_names = np.array(event_names, dtype=np.int64)

@@ -5,12 +5,17 @@ are the binding's MachineRun as flat arrays.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ...core.jit import kernel
 from ..evaluate.kernels import curve
 from ..limits import GRAPH_NONE
 from .clips import EV
+
+if TYPE_CHECKING:                       # the driver imports this module
+    from .driver import Tables
 from .nodes import (SEEK_TIME, WEIGHT, greater, inertializer, lesser, push, request_blend, reset_subtree,
                     weigh)
 

@@ -11,8 +11,8 @@ import numpy as np
 
 from ...core.jit import kernel
 from ..evaluate.kernels import curve
-from ..limits import GRAPH_NONE, MAX_GRAPH_TIME_FACTOR
-from ..source import NodeKind
+from ..limits import GRAPH_NONE, MAX_GRAPH_SECONDS, MAX_GRAPH_TIME_FACTOR
+from ..source import PASS_ON_KINDS, NodeKind
 
 WEIGHT, ROOT_WEIGHT, SCALED_WEIGHT, TIME_SCALE, SEEK_TIME = range(5)
 """P's rows: weight, root motion weight, weight times time scale, time scale, and the time a
@@ -499,6 +499,37 @@ def _make_time_scale(b, k, node):
     return lambda S, P, step: _time_scale(S, P, k, base, node.inputs[0], float(d.scale), at)
 
 
+def _make_pass_on(b, k, node):
+    """A mirror or IK node: its input's weight, root motion and time as its own (its work is
+    the evaluation's)."""
+    base = b.layout.nodes[k]
+    return lambda S, P, step: _time_scale(S, P, k, base, node.inputs[0], 1.0, -1)
+
+
+@kernel
+def _springs(S, P, k, base, a, step, reset, end):
+    """Its input weighed as itself; the step's seconds counted due (within
+    MAX_GRAPH_SECONDS) while it is weighed; its reset trigger (at S[reset]) consumed puts
+    its springs at rest (physics' Reset: no motion, no last call, the remainder kept)."""
+    for lane in range(S.shape[0]):
+        w, rw, sc = weigh(S, P, lane, k, base)
+        if reset >= 0 and S[lane, reset] != 0.0:
+            S[lane, reset] = 0.0
+            S[lane, base + 4:end] = 0.0
+        if w > 0.0:
+            S[lane, base + 2] = lesser(MAX_GRAPH_SECONDS, S[lane, base + 2] + step)
+            push(P, lane, a, w, rw, 1.0, 1.0, sc, P[SEEK_TIME, lane, k])
+
+
+def _make_springs(b, k, node):
+    base = b.layout.nodes[k]
+    reset = _at(b, node.data.reset)
+    end = b.layout.nodes[k + 1] if k + 1 < len(b.layout.nodes) else b.layout.size
+    # the step as binary32 (the C API's delta, as maniSpringState_Step takes it)
+    return lambda S, P, step: _springs(S, P, k, base, node.inputs[0], float(np.float32(step)), reset,
+                                       end)
+
+
 def _make_seek(b, k, node):
     d = node.data
     base = b.layout.nodes[k]
@@ -529,5 +560,6 @@ STEP_MAKERS = {NodeKind.blend: _make_blend, NodeKind.blend_1d: _make_blend_1d,
                NodeKind.blend_2d_banded: _make_banded, NodeKind.blend_2d_triangulated: _make_triangulated,
                NodeKind.mask: _make_mask, NodeKind.additive: _make_additive, NodeKind.select: _make_select,
                NodeKind.time_scale: _make_time_scale, NodeKind.seek: _make_seek,
-               NodeKind.inertialize: _make_inertialize, NodeKind.one_shot: _make_one_shot}
+               NodeKind.inertialize: _make_inertialize, NodeKind.one_shot: _make_one_shot,
+               **{kind: _make_pass_on for kind in PASS_ON_KINDS}, NodeKind.springs: _make_springs}
 """The step makers of the kinds this module decides for (a machine's is update/machine.py's)."""

@@ -12,11 +12,17 @@
     Events     the graphs' events and the battle's, frame by frame, the latest in view
     Frame time in a window the period of the last frames; headless, what each frame cost
                (its steps and its draw); and the sun's two shadow layers
+    IK and springs  (in the shadow map's place when open) look-at, planted feet and
+               springs switched on or off, the physics paused, what each did the last
+               step; over the frame, look goals and cones, foot goals, spring chains and
+               colliders (stadium.app.debugui.secondary_view)
 
 The layout is made for BASE_SCREEN and scaled down, text and all, to fit a smaller one.
 
 Everything here is debug state: it is applied only while the debugger is open (closing
-it leaves the battle to render exactly as it would have), and looking never changes the
+it leaves the battle to render exactly as it would have; the IK and springs switches are
+the one exception, by design: while one is off the secondary motion moves on without it,
+and closing the debugger switches them all back on), and looking never changes the
 battle (a scrubbed playhead or another pose path is shown by re-posing the step, not by
 playing it; see stadium.battle.battler.Battler.present).
 """
@@ -29,7 +35,7 @@ import numpy as np
 
 from ...render.battle_renderer import Look
 from ...battle.battler import POSE_PATHS, PoseView
-from . import bones
+from . import bones, secondary_view
 from .inputs import ImGuiInput
 from .renderer import ImGuiRenderer
 from .shadow_view import ShadowView
@@ -68,6 +74,13 @@ class DebugState:
     scrub_both: bool = False             # the playhead slider moves both battlers
     picked: tuple | None = None          # (side, pack bone)
     side: int = 0                        # whose graph the panels show, and who is scrubbed
+    secondary: bool = False              # the IK and springs panel open
+    look_at: bool = True
+    feet: bool = True
+    springs: bool = True
+    physics_paused: bool = False
+    ik_overlay: bool = False             # look goals and cones, foot goals over the frame
+    spring_overlay: bool = False         # spring chains and colliders over the frame
 
     def view(self, side: int) -> PoseView | None:
         v = PoseView(self.pose_paths[side], self.interpolate, self.anchor, self.scrub[side])
@@ -85,9 +98,11 @@ def frame_area(width: int, height: int) -> tuple[int, int]:
     return max(160, width - round(PANEL_WIDTH * k)), max(144, height - round(STRIP_HEIGHT * k))
 
 
-def layout(width: int, height: int, frame_bottom: int, bone_list: bool) -> dict:
+def layout(width: int, height: int, frame_bottom: int, bone_list: bool,
+           secondary: bool = False) -> dict:
     """Each window's (x, y, w, h) on a screen: the right column (time and view, graph,
-    events) and the strip under the frame (frame time, the bone list when open, shadows)."""
+    events) and the strip under the frame (frame time, the bone list when open, shadows
+    or, when open, the IK and springs panel in their place)."""
     k = layout_scale(width, height)
     panel, time_h, graph_h = (round(v * k) for v in (PANEL_WIDTH, TIME_HEIGHT, GRAPH_HEIGHT))
     column = width - panel
@@ -101,7 +116,8 @@ def layout(width: int, height: int, frame_bottom: int, bone_list: bool) -> dict:
              "Graph": (column, time_h, panel, graph_h),
              "Events": (column, time_h + graph_h, panel, height - time_h - graph_h),
              "Frame time": (0, strip_y, frame_w, strip_h),
-             "Shadow map": (frame_w + bones_w, strip_y, shadow_w, strip_h)}
+             ("IK and springs" if secondary else "Shadow map"):
+                 (frame_w + bones_w, strip_y, shadow_w, strip_h)}
     if bone_list:
         rects["Bones"] = (frame_w, strip_y, bones_w, strip_h)
     return rects
@@ -196,19 +212,24 @@ class DebugUI:
         frame_rect = (x, gfx.height - y_gl - h, w, h)
         match = viewer.match
         rects = layout(gfx.width, gfx.height, frame_rect[1] + h,
-                       bone_list=match is not None and self.state.names)
+                       bone_list=match is not None and self.state.names,
+                       secondary=match is not None and self.state.secondary)
         bodies = {"Time and view": lambda: self._time_view(viewer, act),
                   "Frame time": self._frame_time,
                   "Shadow map": lambda: self._shadows(viewer)}
         if match is not None:
             bodies.update({"Graph": lambda: self._graph(viewer, act),
                            "Events": lambda: self._events(viewer),
-                           "Bones": lambda: bones.bone_list(self, viewer, act)})
+                           "Bones": lambda: bones.bone_list(self, viewer, act),
+                           "IK and springs": lambda: secondary_view.panel(self, viewer, act)})
         for title, rect in rects.items():
             if title in bodies:
                 self._window(title, rect[:2], rect[2:], bodies[title])
         if match is not None and self.state.skeleton:
             bones.overlay(self, viewer, frame_rect, act)
+        if match is not None and (self.state.ik_overlay or self.state.spring_overlay):
+            secondary_view.overlay(self, viewer, frame_rect, self.state.ik_overlay,
+                                   self.state.spring_overlay)
 
     def _window(self, title, pos, size, body) -> None:
         imgui = self.imgui
@@ -251,7 +272,8 @@ class DebugUI:
                    (s.look, "hit flash", "flash"), (s.look, "post", "post"))
         if match is not None:
             toggles = ((s, "anchoring", "anchor"), (s, "interpolation", "interpolate")) + toggles + \
-                ((s, "skeleton", "skeleton"), (s, "bone list", "names"))
+                ((s, "skeleton", "skeleton"), (s, "bone list", "names"),
+                 (s, "IK and springs", "secondary"))
         else:
             imgui.text_disabled("the show has no graphs: the battle's panels are in the battle")
         for k, (owner, label, key) in enumerate(toggles):
@@ -323,7 +345,7 @@ class DebugUI:
         value = self.playhead(b, s.side)
         imgui.begin_disabled(not viewer.paused)
         imgui.set_next_item_width(210 * self.scale)
-        changed, value = imgui.slider_float(f"##scrub", float(value), 0.0,
+        changed, value = imgui.slider_float("##scrub", float(value), 0.0,
                                             float(max(duration, 1e-6)), "%.3f s")
         imgui.same_line()
         imgui.text(f"{SIDE_NAMES[s.side]} {role}")

@@ -19,6 +19,10 @@ from ..rig import StadiumRig
 
 GRID = 1024.0
 
+# The bone names of every species built in this process, by species name: packs carry no
+# names, so declarations by name (stadium.rig.species.secondary) are resolved through these.
+BONE_NAMES: dict[str, tuple[str, ...]] = {}
+
 # The six faces of a block, each as its corners (bit 0: +x, bit 1: +y, bit 2: +z) in
 # counter-clockwise order seen from outside: bottom-left, bottom-right, top-right,
 # top-left of the tile painted on it.
@@ -243,6 +247,7 @@ class SpeciesBuilder:
         """The finished species; its height is measured on the bind pose through the
         rig's own two-chain walk, flames left out (a fire is not body)."""
         n = len(self.names)
+        BONE_NAMES[self.name] = tuple(self.names)
         rest = np.array(self._rest)
         prims = []
         for draft in self.drafts.values():

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import pack
+from .secondary import Chain, Collider, Leg, Look, Secondary
 from .build import SpeciesBuilder, degrees
 from .curves import keys, wave
 from .paint import Atlas, colour, eye, flame, plain, scales, spots, stripes, tone, whole
@@ -30,6 +31,16 @@ def _skin() -> Atlas:
             .add("claw", plain(colour("#f3e6cf")))
             .add("mouth", spots(red, dark, at=((5, 2), (5, 4))))
             .add("spots", spots(red, gold)))
+
+SECONDARY = Secondary(
+    looks=(Look(("chest", "neck", "head"), shares=(0.2, 0.3, 0.5), cone=55.0),),
+    legs=(Leg("thighL", "shinL", "footL"), Leg("thighR", "shinR", "footR")),
+    pelvis="hips",
+    # the tail holds its curl up (a flame burns upright): stiff, and no weight to droop
+    chains=(Chain("tail", ("tail1", "tail2", "tail3", "tail4", "flame"), stiffness=1.2,
+                  gravity=0.0, drag=0.3, radius=0.12),),
+    colliders=(Collider("hips", (0.0, 0.05, 0.05), 0.32), Collider("spine", (0.0, 0.3, 0.0), 0.3)),
+)
 
 
 def build() -> pack.Species:

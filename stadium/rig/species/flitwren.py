@@ -9,6 +9,7 @@ settles in over four frames before its loop starts.
 from __future__ import annotations
 
 from .. import pack
+from .secondary import Chain, Collider, Look, Secondary
 from .build import SpeciesBuilder, degrees
 from .curves import keys, steps, wave
 from .paint import Atlas, colour, eye, feathers, plain, spots, stripes, tone, whole
@@ -30,6 +31,14 @@ def _skin() -> Atlas:
             .add("crest", stripes(red, tone(red, 75)))
             .add("head", plain(blue))
             .add("cheek", spots(blue, cream, at=((4, 1), (4, 5)))))
+
+SECONDARY = Secondary(
+    looks=(Look(("neck", "head"), shares=(0.35, 0.65), cone=60.0),),
+    chains=(Chain("tail", ("tail", "tailL"), stiffness=0.7, gravity=0.1, drag=0.4, radius=0.08),
+            *(Chain(f"wing{side}", (f"arm{side}", f"hand{side}"), stiffness=1.6, gravity=0.05,
+                    drag=0.45, radius=0.06) for side, _ in SIDES)),
+    colliders=(Collider("body", (0.0, 0.0, 0.0), 0.45),),
+)
 
 
 def build() -> pack.Species:

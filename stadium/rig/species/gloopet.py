@@ -8,6 +8,7 @@ within half a body-height of its tile, so anchoring must leave it exactly as pos
 from __future__ import annotations
 
 from .. import pack
+from .secondary import Chain, Collider, Look, Secondary
 from .build import SpeciesBuilder, degrees
 from .curves import keys, wave
 from .paint import Atlas, colour, eye, face, plain, spots, tone, whole
@@ -25,6 +26,14 @@ def _skin() -> Atlas:
             .add("stalk", plain(light))
             .add("eyeball", plain(colour("#f4f0ff")))
             .add("hand", spots(light, jelly, at=((3, 3),))))
+
+SECONDARY = Secondary(
+    looks=tuple(Look((f"stalk{side}", f"eye{side}"), shares=(0.6, 0.4), cone=40.0)
+                for side, _ in SIDES),
+    chains=tuple(Chain(f"arm{side}", (f"arm{side}", f"hand{side}"), stiffness=0.6, gravity=0.3,
+                       drag=0.3, radius=0.1) for side, _ in SIDES),
+    colliders=(Collider("body", (0.0, 0.5, 0.0), 0.55),),
+)
 
 
 def build() -> pack.Species:

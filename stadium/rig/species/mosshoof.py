@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .. import pack
+from .secondary import Chain, Collider, Leg, Look, Secondary
 from .build import SpeciesBuilder, degrees
 from .curves import keys, wave
 from .paint import Atlas, colour, eye, plain, spots, stripes, tone, whole
@@ -24,6 +25,15 @@ def _skin() -> Atlas:
             .add("hoof", plain(hoof))
             .add("leg", stripes(brown, tone(brown, 80), every=3))
             .add("ear", plain(tone(brown, 120))))
+
+SECONDARY = Secondary(
+    looks=(Look(("neck", "head"), shares=(0.4, 0.6), cone=45.0),),
+    legs=tuple(Leg(f"upper{leg}{side}", f"lower{leg}{side}", f"hoof{leg}{side}")
+               for leg, *_ in LEGS for side, _ in SIDES),
+    pelvis="hips",
+    chains=(Chain("tail", ("tail1", "tail2"), stiffness=0.4, gravity=0.3, drag=0.3, radius=0.1),),
+    colliders=(Collider("hips", (0.0, 0.0, 0.1), 0.4),),
+)
 
 
 def build() -> pack.Species:

@@ -8,6 +8,7 @@ anchors it.
 from __future__ import annotations
 
 from .. import pack
+from .secondary import Chain, Collider, Look, Secondary
 from .build import SpeciesBuilder, degrees
 from .curves import keys, wave
 from .paint import Atlas, colour, eye, plain, scales, spots, stripes, tone, whole
@@ -30,6 +31,12 @@ def _skin() -> Atlas:
             .add("mouth", plain(colour("#7a1f2a")))
             .add("tooth", plain(colour("#f5f5ec")))
             .add("head", plain(teal)))
+
+SECONDARY = Secondary(
+    looks=(Look(("neck1", "neck2", "head"), shares=(0.2, 0.3, 0.5), cone=50.0),),
+    chains=(Chain("tail", (*TAIL, "fan"), stiffness=0.9, gravity=0.05, drag=0.35, radius=0.2),),
+    colliders=(Collider("mid", (0.0, 0.1, 0.2), 0.45),),
+)
 
 
 def build() -> pack.Species:

@@ -8,6 +8,7 @@ Blink Step is a dash of half its height in five frames and back.
 from __future__ import annotations
 
 from .. import pack
+from .secondary import Chain, Collider, Leg, Look, Secondary
 from .build import SpeciesBuilder, degrees
 from .curves import keys, steps, wave
 from .paint import Atlas, colour, eye, plain, spots, stripes, tone, whole
@@ -29,6 +30,17 @@ def _skin() -> Atlas:
             .add("nose", plain(colour("#3b2418")))
             .add("muzzle", spots(cream, tone(cream, 75), at=((5, 3),)))
             .add("foot", plain(dark)))
+
+SECONDARY = Secondary(
+    looks=(Look(("chest", "head"), shares=(0.3, 0.7), cone=55.0),),
+    legs=(Leg("thighL", "shinL", "footL"), Leg("thighR", "shinR", "footR")),
+    pelvis="hips",
+    chains=(*(Chain(f"ear{side}", (f"ear{side}", f"tip{side}"), stiffness=0.8, gravity=0.1,
+                    drag=0.35, radius=0.06) for side, _ in SIDES),
+            Chain("tail", ("tail1", "tail2", "tail3"), stiffness=0.5, gravity=0.2, drag=0.3,
+                  radius=0.08)),
+    colliders=(Collider("head", (0.0, 0.35, 0.0), 0.33), Collider("hips", (0.0, 0.1, 0.05), 0.3)),
+)
 
 
 def build() -> pack.Species:
