@@ -42,6 +42,10 @@ from .physics import (ColliderShape, ColliderSource, JointSource, LimitSource, S
                       SpringSet, SpringSetSource, SpringSource, SpringState, build_spring_set)
 from .physics import (BodySource, Ragdoll, RagdollBody, RagdollGetUp, RagdollGround, RagdollShape,
                       RagdollSource, build_ragdoll)
+from .matching import (MatchChannel, MatchChannelKind, MatchEntry, MatchEntryFlag, MatchQuery,
+                       MatchResult, MotionDatabase, MotionDatabaseSource, Trajectory,
+                       TrajectoryGoal, advance_trajectory, build_motion_database,
+                       search_motion_database, trajectory_features)
 from .clip.compress import CompressOptions, CompressReport, compress_clip, default_compress_options
 from .importers.gltf import Gltf, GltfOptions, default_gltf_options, open_gltf
 from .pose import (BlendLayer, BoneSource, MaskChain, Pose, PoseBatch, Skeleton, SkeletonSource,
@@ -91,3 +95,7 @@ __all__ += ["RetargetChain", "RetargetChainMode", "RetargetClipSource", "Retarge
             "RetargetMapSource", "RetargetPair", "RetargetPelvis", "RetargetTranslation",
             "build_retarget_map", "build_retarget_map_json", "build_retargeted_clip",
             "write_retarget_map_json"]
+__all__ += ["MatchChannel", "MatchChannelKind", "MatchEntry", "MatchEntryFlag", "MatchQuery",
+            "MatchResult", "MotionDatabase", "MotionDatabaseSource", "Trajectory", "TrajectoryGoal",
+            "advance_trajectory", "build_motion_database", "search_motion_database",
+            "trajectory_features"]

@@ -28,6 +28,7 @@ from runtime import capi  # noqa: E402
 from runtime.core import container  # noqa: E402
 
 from hostile_world import World  # noqa: E402
+from runtime.matching import Trajectory  # noqa: E402
 
 F32 = [3.4e38, -3.4e38, 1.4e-45, -1.4e-45, 1e-38, 1e38, float("inf"), -float("inf"),
        float("nan"), -0.0, 0.0, 1.0, -1.0, 65504.0, 2.0 ** 64]
@@ -240,6 +241,22 @@ def use_ragdoll(w: World, ragdoll):
         capi.maniRagdoll_ComputeGetUpPlacement(ragdoll, bodies, rt.RagdollGround())
     _all([run, lambda: capi.maniRagdoll_GetIdentity(ragdoll)]
          + [lambda b=b: capi.maniRagdoll_GetBody(ragdoll, b) for b in range(n + 1)])
+def use_motion_database(w: World, database):
+    def run():
+        query = w.match_query()
+        query.picks, query.continuing_frame = [], capi.MANI_NO_FRAME
+        if query.features.size == database.feature_count:
+            capi.maniMotionDatabase_Search(database, query)
+        capi.maniMotionDatabase_ComputeTrajectoryFeatures(database, Trajectory(), Trajectory())
+    frames, channels = database.frame_count, database.channel_count
+    _all([run, lambda: capi.maniMotionDatabase_GetNormalization(database),
+          lambda: capi.maniMotionDatabase_GetClipIdentity(database, 0)]
+         + [lambda c=c: capi.maniMotionDatabase_GetChannel(database, c) for c in range(channels + 1)]
+         + [lambda c=c: capi.maniMotionDatabase_GetChannelName(database, c) for c in range(channels + 1)]
+         + [lambda e=e: capi.maniMotionDatabase_GetEntry(database, e) for e in range(database.entry_count + 1)]
+         + [lambda f=f: capi.maniMotionDatabase_GetFrame(database, f) for f in (0, frames - 1, frames)]
+         + [lambda f=f: capi.maniMotionDatabase_GetFeatures(database, f, np.zeros(256, np.float32), 256)
+            for f in (0, frames - 1, frames)])
 
 
 KINDS = {
@@ -264,6 +281,8 @@ KINDS = {
     "spring_state": (lambda w: w.spring_saved, lambda data: data, use_spring_state),
     "ragdoll": (lambda w: _bytes(w, capi.maniBuildRagdoll, w.ragdoll_source),
                 capi.maniOpenRagdoll, use_ragdoll),
+    "motion_database": (lambda w: bytes(w.match_bytes), capi.maniOpenMotionDatabase,
+                        use_motion_database),
 }
 
 

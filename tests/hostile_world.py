@@ -26,6 +26,8 @@ from runtime.physics import (ColliderShape, ColliderSource, JointSource, LimitSo
                              SpringLimitKind, SpringSetSource, SpringSource)
 from runtime.physics import BodySource, RagdollGround, RagdollShape, RagdollSource
 from runtime.pose.blend import BlendLayer, MaskChain
+from runtime.matching import (MatchChannel, MatchChannelKind, MatchEntry, MatchEntryFlag, MatchQuery,
+                              MotionDatabaseSource, Trajectory, TrajectoryGoal)
 from runtime.samples.humanoid import humanoid_source
 
 BONES = 12
@@ -350,6 +352,52 @@ class World:
         capi.maniBuildGltfSkin(b, self.read_gltf, 0, self.gltf_skeleton,
                                capi.maniDefaultGltfOptions())
         return capi.maniOpenSkin(capi.maniBuilder_CopyBuilt(b))
+    def match_clip(self):
+        """A clip whose root curves and turns, with a float track and its mirror partner."""
+        sk = self.skeleton
+        times = np.linspace(0.0, 1.0, 5)
+        yaw = 0.8 * times
+        root_t = np.column_stack([np.sin(yaw), np.zeros(5), 2 * times])
+        root_q = np.column_stack([np.zeros(5), np.sin(yaw / 2), np.zeros(5), np.cos(yaw / 2)])
+        bend = np.column_stack([np.sin(0.3 * np.cos(6 * times)), np.zeros((5, 2)),
+                                np.cos(0.3 * np.cos(6 * times))])
+        return rt.Clip.open(_built(capi.maniBuildClip, ClipSource(
+            sk, [ChannelSource(0, ChannelPath.translation, times, root_t),
+                 ChannelSource(0, ChannelPath.rotation, times, root_q),
+                 ChannelSource(3, ChannelPath.rotation, times, bend)],
+            [FloatTrackSource("smile", times, np.cos(4 * times)),
+             FloatTrackSource("frown", times, np.sin(4 * times))],
+            root_motion=RootMotionSource(0))))
+
+    @cached_property
+    def match_source(self):
+        K = MatchChannelKind
+        return MotionDatabaseSource(
+            self.skeleton, [self.match_clip],
+            [MatchEntry(0, 0.0, 1.0, tags=1), MatchEntry(0, 0.0, 1.0, tags=2, flags=MatchEntryFlag.mirrored),
+             MatchEntry(0, 0.25, 0.75, tags=1, cost_bias=0.5, flags=MatchEntryFlag.no_jump)],
+            [MatchChannel(K.bone_position, 5, (0.0, 0.25)), MatchChannel(K.bone_velocity, 5),
+             MatchChannel(K.trajectory_position, 0, (0.2, 0.4)),
+             MatchChannel(K.trajectory_facing, 0, (0.4,), 2.0),
+             MatchChannel(K.float_track, track="smile", weight=0.5)],
+            rate=30.0, mirror_map=self.mirror_map, leaf_size=4)
+
+    @cached_property
+    def match_bytes(self):
+        return _built(capi.maniBuildMotionDatabase, self.match_source)
+
+    @cached_property
+    def database(self):
+        return capi.maniOpenMotionDatabase(self.match_bytes)
+
+    def match_query(self):
+        features = capi.maniMotionDatabase_GetFeatures(self.database, 0, np.zeros(64, np.float32), 64)
+        raw = np.zeros(features, np.float32)
+        offsets, scales = np.zeros(64, np.float32), np.zeros(64, np.float32)
+        capi.maniMotionDatabase_GetNormalization(self.database, offsets, scales, 64)
+        raw[:] = offsets[:features] + scales[:features] * 0.25
+        return MatchQuery(raw, continuing_frame=3, continuing_bias=-0.1, transition_cost=0.2,
+                          required_tags=1, end_exclusion=0.1, history_time=0.2, picks=[5, 40])
 
 
 def valid_calls(w: World) -> dict:
@@ -511,12 +559,20 @@ def valid_calls(w: World) -> dict:
         "maniGltf_GetMorphWeights": lambda: (w.read_gltf, 3, np.zeros(1, np.float32)),
         "maniBuildGltfInfluences": lambda: (rt.Builder(), w.read_gltf, 0, 0, w.gltf_skin),
         "maniBuildGltfMorphTargets": lambda: (rt.Builder(), w.read_gltf, 0, 0, gltf_options),
+        "maniBuildMotionDatabase": lambda: (rt.Builder(), w.match_source),
+        "maniOpenMotionDatabase": lambda: (w.match_bytes,),
+        "maniMotionDatabase_Search": lambda: (w.database, w.match_query()),
+        "maniAdvanceTrajectory": lambda: (Trajectory(velocity=(1, 0, 0)),
+                                          TrajectoryGoal((0, 0, 2), (0, 0.6, 0, 0.8)), 0.1),
+        "maniMotionDatabase_ComputeTrajectoryFeatures": lambda: (
+            w.database, Trajectory(rotation=(0, 0.6, 0, 0.8)), Trajectory(position=(1, 0, 2))),
     }
     by_first = {"clip": clip, "graph": graph, "skeleton": sk, "pose": w.pose,
                 "targets": lambda: w.targets, "influences": lambda: w.influences,
                 "skin": lambda: w.skin, "binding": lambda: w.binding, "instance": w.instance,
                 "map": lambda: w.mirror_map, "set": lambda: w.spring_set,
-                "ragdoll": lambda: w.ragdoll, "gltf": lambda: w.read_gltf}
+                "ragdoll": lambda: w.ragdoll, "gltf": lambda: w.read_gltf,
+                "database": lambda: w.database}
     calls = {}
     import inspect
     for name in capi.__all__:
