@@ -109,7 +109,6 @@ class RagdollEngine:
         self.time = 0.0
         self._faint = None              # (start time, seconds)
         self.strength = 1.0
-        self._velocity = np.zeros(6)
 
     # ---- the model
     def _mjcf(self, body, ground, self_collision, friction, joint_damping) -> str:
@@ -244,6 +243,27 @@ class RagdollEngine:
             self.time += h
         return steps
 
+    # ---- saving
+    def save(self) -> dict:
+        """The engine's whole state (MuJoCo's integration state, warm start included, and
+        the host-side clock and faint), exactly: restore continues bit for bit."""
+        spec = mujoco.mjtState.mjSTATE_INTEGRATION
+        state = np.empty(mujoco.mj_stateSize(self.model, spec))
+        mujoco.mj_getState(self.model, self.data, state, spec)
+        return {"state": state.tobytes().hex(), "time": self.time, "remainder": self.remainder,
+                "strength": self.strength, "faint": None if self._faint is None else list(self._faint)}
+
+    def restore(self, saved: dict) -> None:
+        spec = mujoco.mjtState.mjSTATE_INTEGRATION
+        state = np.frombuffer(bytes.fromhex(saved["state"]), np.float64)
+        if state.size != mujoco.mj_stateSize(self.model, spec):
+            raise ValueError("a saved ragdoll state of another model")
+        mujoco.mj_setState(self.model, self.data, state, spec)
+        self.time, self.remainder = float(saved["time"]), float(saved["remainder"])
+        self.set_drive_strength(float(saved["strength"]))
+        self._faint = None if saved["faint"] is None else tuple(float(v) for v in saved["faint"])
+        mujoco.mj_forward(self.model, self.data)
+
     # ---- bodies out
     def bodies(self, out=None) -> np.ndarray:
         """The bodies' states (bodies, 13) binary32, for ComputePoseFromBodies (and joint
@@ -255,11 +275,12 @@ class RagdollEngine:
         frame = _then(joint, _inverse(self.joint_frames))
         states = np.zeros((self.count, 13))
         states[:, 0:7] = frame
-        velocity = self._velocity
-        for k, i in enumerate(self.body_ids):
-            mujoco.mj_objectVelocity(self.model, d, mujoco.mjtObj.mjOBJ_XBODY, int(i), velocity, 0)
-            states[k, 10:13] = velocity[0:3]
-            states[k, 7:10] = velocity[3:6] + np.cross(velocity[0:3], frame[k, 0:3] - joint[k, 0:3])
+        # cvel: each body's (angular, linear) velocity in world axes at its tree's centre of
+        # mass; a point p of the body moves at linear + angular x (p - that centre)
+        cvel = d.cvel[self.body_ids]
+        centre = d.subtree_com[self.model.body_rootid[self.body_ids]]
+        states[:, 10:13] = cvel[:, 0:3]
+        states[:, 7:10] = cvel[:, 3:6] + np.cross(cvel[:, 0:3], frame[:, 0:3] - centre)
         if out is None:
             return states.astype(np.float32)
         out[:self.count] = states
