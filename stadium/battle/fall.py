@@ -26,6 +26,7 @@ LONGEST = 5.0               # seconds after which it counts as over regardless
 REST_SPEED = 0.02           # body heights a second below which a body is still
 REST_TURN = 0.3             # radians a second
 GRAVITY = 9.81              # world units a second squared; the model's are world / root scale
+RATE = 480.0                # the engine's steps a second: a long light chain is unstable at 240
 
 _PROFILES: "weakref.WeakKeyDictionary[RuntimeSpecies, rt.Ragdoll]" = weakref.WeakKeyDictionary()
 
@@ -61,8 +62,8 @@ class Fall:
         self.still = False                      # at rest: no longer stepped
 
     def _engine(self, ground: float) -> RagdollEngine:
-        engine = RagdollEngine(self.ragdoll, self.rts.skeleton, ground=ground, joint_damping=1.0,
-                               gravity=GRAVITY / self.rts.species.root_scale)
+        engine = RagdollEngine(self.ragdoll, self.rts.skeleton, rate=RATE, ground=ground,
+                               joint_damping=1.0, gravity=GRAVITY / self.rts.species.root_scale)
         engine.set_bodies(self._bodies)
         return engine
 

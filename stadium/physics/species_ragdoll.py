@@ -1,5 +1,7 @@
-"""A species' ragdoll profile, made from its pack: a box body on every bone that carries
-geometry (its vertices' extent in the bone's unscaled frame), a small sphere on the root,
+"""A species' ragdoll profile, made from its pack: a box body on each of its bulkiest bones
+(up to MOST_BODIES: the extent of its vertices in the bone's unscaled frame; the smaller
+bones keep their clip's pose on the bodies' bones), the root body where their chains meet (a
+sphere there when that bone carries nothing),
 swing-twist joints at each bone's origin, masses by volume, drives stiff enough to hold the
 pose against gravity until a faint lets them go.
 
@@ -18,10 +20,11 @@ from ..rig.convert import RuntimeSpecies, rest_scales
 
 DENSITY = 1.0                # mass a cubic raw unit: only ratios matter to the drives
 LIGHTEST = 0.04              # the least body's mass, a share of the whole: lighter ones jitter
-ROOT_SIZE = 0.04             # the root's sphere, in body heights
-THINNEST = 0.02              # the least half extent of a box, in body heights
-TWIST = 0.35                 # the joints' limits, radians: a creature is stiffer than a doll
-SWING = 0.6
+MOST_BODIES = 12             # the bulkiest bones get bodies; the rest follow their clip
+ROOT_SIZE = 0.08             # a bare root's sphere, in body heights
+THINNEST = 0.05              # the least half extent of a box, in body heights
+TWIST = 1.2                 # the joints' limits, radians: a creature is stiffer than a doll
+SWING = 1.4
 HOLD = 60.0                  # drive stiffness per unit of the body's mass below the joint
 DAMPING = 0.15               # drive damping, as a share of the stiffness
 
@@ -39,12 +42,14 @@ def species_ragdoll(rts: RuntimeSpecies) -> rt.Ragdoll:
         np.minimum.at(lo, prim.bones, scaled)
         np.maximum.at(hi, prim.bones, scaled)
     carries = np.isfinite(lo[:, 0])
-    root = int(np.flatnonzero(species.parents < 0)[0])
+    bulk = np.where(carries, np.prod(np.maximum(hi - lo, 0.0), axis=1), -1.0)
+    carries &= np.isin(np.arange(n), np.argsort(-bulk, kind="stable")[:MOST_BODIES])
+    root = _common_ancestor(species.parents, np.flatnonzero(carries))
     bodies = []
     for b in range(n):
         if b != root and not carries[b]:
             continue
-        if b == root and not carries[b]:
+        if not carries[b]:          # the bones' meeting point carries nothing of its own
             shape, size, centre = RagdollShape.sphere, (ROOT_SIZE * height, 0.0, 0.0), np.zeros(3)
             volume = 4.0 / 3.0 * math.pi * size[0] ** 3
         else:
@@ -58,9 +63,27 @@ def species_ragdoll(rts: RuntimeSpecies) -> rt.Ragdoll:
     least = LIGHTEST * sum(b.mass for b in bodies)
     for body in bodies:
         body.mass = max(body.mass, least)
+    if not carries[root]:       # a bare root carries the tree: as heavy as a body on average
+        bare = next(b for b in bodies if b.bone == int(rts.pivot_bones[root]))
+        bare.mass = max(bare.mass, sum(b.mass for b in bodies) / len(bodies))
     _drives(bodies, species.parents, rts)
     source = RagdollSource(rts.skeleton, bodies, facing=(0.0, 0.0, 1.0), up=(0.0, 1.0, 0.0))
     return rt.Ragdoll.open(rt.build_ragdoll(rt.Builder(), source))
+
+
+def _common_ancestor(parents: np.ndarray, bones: np.ndarray) -> int:
+    """The deepest bone every one of `bones` descends from (or is)."""
+    def path(b):
+        out = []
+        while b >= 0:
+            out.append(int(b))
+            b = int(parents[b])
+        return out[::-1]
+    paths = [path(b) for b in bones]
+    common = 0
+    while all(len(p) > common and p[common] == paths[0][common] for p in paths):
+        common += 1
+    return paths[0][common - 1]
 
 
 def _drives(bodies: list, parents: np.ndarray, rts: RuntimeSpecies) -> None:
