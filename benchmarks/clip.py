@@ -1,5 +1,7 @@
 """Clip figures: sampling one 80-bone pose (directly and through a cursor), a batch of 1,000
-instances at their own times, 50 float tracks, and root motion across 1,000 wraps."""
+instances at their own times, 50 float tracks, and root motion across 1,000 wraps. The
+cursor's forward playback and the batch carry issue 23's targets (ozz-animation's 0.64 us on
+this machine); the batch runs in spans on both cores."""
 import numpy as np
 from _figures import emit, median_us
 
@@ -41,13 +43,13 @@ def main():
     playhead = iter((np.arange(200000) / 60.0 % 10.0).tolist())     # played forward at 60 fps
     emit("clip_cursor_sample_80_us",
          median_us(lambda: cursor.sample(clip, skeleton, next(playhead), pose), number=300),
-         "us", "lower", None)
+         "us", "lower", 2.5)
 
     batch = rt.PoseBatch(skeleton, 1000)
     instances = rng.uniform(0, 10, 1000)
     per_instance = median_us(lambda: clip.sample_batch(skeleton, instances, batch), number=3,
                              repeat=15) / 1000
-    emit("clip_sample_batched_us", per_instance, "us", "lower", 3)
+    emit("clip_sample_batched_us", per_instance, "us", "lower", 0.5)
 
     out = np.empty(50, dtype=np.float32)
     emit("sample_floats_50_us", median_us(lambda: clip.sample_floats(next(times), out), number=300),

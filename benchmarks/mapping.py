@@ -1,6 +1,7 @@
 """Mapping figures: mirroring an 80-bone pose through a mirror map; retargeting the Bandai
 Namco mocap skeleton onto the trainer, a pose and a clip baked (read from ../shared, those
-two figures left out when it is not there)."""
+two figures left out when it is not there); the battle's trainer posed from the baked walk
+and skinned into its vertex buffer (also left out without the mocap)."""
 import sys
 import time
 from pathlib import Path
@@ -14,6 +15,7 @@ from runtime.importers.bvh import load_bvh
 from runtime.mapping import RetargetClipSource, RetargetMap, build_retarget_map, build_retargeted_clip
 from runtime.samples.humanoid import humanoid_source
 from runtime.samples.trainer import mocap_reference, mocap_retarget_source, trainer_skeleton_source
+from stadium.rig.trainer_model import TrainerRig, trainer_model
 
 MOCAP = Path(__file__).resolve().parents[1].parent / "shared" / "testdata" / "mocap" / "bandai-namco-2"
 
@@ -59,6 +61,22 @@ def retargeting():
         runs.append(time.perf_counter() - start)
     emit("retargeted_clip_build_per_second_of_motion_ms", float(np.median(runs)) / clip.duration * 1e3,
          "ms", "lower", 20)
+    trainer_skinning(rt.Clip.open(build_retargeted_clip(rt.Builder(), source)))
+
+
+def trainer_skinning(baked):
+    """The battle's trainer a frame: the baked walk sampled at a moving time, its model
+    space, the palette and the CPU skin into its Voxel3D vertex buffer (with the shade)."""
+    model = trainer_model()
+    rig, pose = TrainerRig(model), rt.Pose(model.skeleton)
+    clock = iter(np.arange(10 ** 6) / 60.0 % baked.duration)
+
+    def frame():
+        baked.sample(model.skeleton, next(clock), pose)
+        pose.compute_model(model.skeleton)
+        rig.skin(pose, 0.5)
+
+    emit("trainer_skin_and_update_us", median_us(frame, number=500), "us", "lower", 150)
 
 
 if __name__ == "__main__":

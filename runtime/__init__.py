@@ -46,6 +46,8 @@ from .matching import (MatchChannel, MatchChannelKind, MatchEntry, MatchEntryFla
                        MatchResult, MotionDatabase, MotionDatabaseSource, Trajectory,
                        TrajectoryGoal, advance_trajectory, build_motion_database,
                        search_motion_database, trajectory_features)
+from .learned import (LearnedLayer, LearnedModel, LearnedModelSource, LearnedNetwork,
+                      LearnedOutput, LearnedProjector, LearnedWeightFormat, build_learned_model)
 from .clip.compress import CompressOptions, CompressReport, compress_clip, default_compress_options
 from .importers.gltf import Gltf, GltfOptions, default_gltf_options, open_gltf
 from .pose import (BlendLayer, BoneSource, MaskChain, Pose, PoseBatch, Skeleton, SkeletonSource,
@@ -99,3 +101,5 @@ __all__ += ["MatchChannel", "MatchChannelKind", "MatchEntry", "MatchEntryFlag", 
             "MatchResult", "MotionDatabase", "MotionDatabaseSource", "Trajectory", "TrajectoryGoal",
             "advance_trajectory", "build_motion_database", "search_motion_database",
             "trajectory_features"]
+__all__ += ["LearnedLayer", "LearnedModel", "LearnedModelSource", "LearnedNetwork",
+            "LearnedOutput", "LearnedProjector", "LearnedWeightFormat", "build_learned_model"]

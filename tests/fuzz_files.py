@@ -29,6 +29,7 @@ from runtime.core import container  # noqa: E402
 
 from hostile_world import World  # noqa: E402
 from runtime.matching import Trajectory  # noqa: E402
+from runtime.learned import LearnedOutput  # noqa: E402
 
 F32 = [3.4e38, -3.4e38, 1.4e-45, -1.4e-45, 1e-38, 1e38, float("inf"), -float("inf"),
        float("nan"), -0.0, 0.0, 1.0, -1.0, 65504.0, 2.0 ** 64]
@@ -259,6 +260,28 @@ def use_motion_database(w: World, database):
             for f in (0, frames - 1, frames)])
 
 
+def use_learned_model(w: World, model):
+    scratch = np.zeros(model.scratch_size // 4 + 1, np.float64)
+    size = model.scratch_size
+
+    def run():
+        state = np.zeros(64, np.float32)
+        n = capi.maniLearnedModel_Project(model, 0, np.full(model.feature_count, 0.5, np.float32),
+                                          state, 64, scratch, size)
+        capi.maniLearnedModel_Step(model, state[:n], scratch, size)
+        pose = rt.Pose(w.skeleton) if model.bone_count == w.skeleton.bone_count else None
+        if pose is not None:
+            pose.set_rest(w.skeleton)
+            out = LearnedOutput(pose, np.zeros(6, np.float32), np.zeros(64, np.float32),
+                                np.zeros(64, np.float32))
+            capi.maniLearnedModel_Decompress(model, state[:n], out, scratch, size)
+    _all([run, lambda: capi.maniLearnedModel_GetNormalization(model)]
+         + [lambda c=c: capi.maniLearnedModel_GetChannel(model, c) for c in range(model.channel_count + 1)]
+         + [lambda p=p: capi.maniLearnedModel_GetProjector(model, p) for p in range(model.projector_count + 1)]
+         + [lambda t=t: capi.maniLearnedModel_GetFloatTrackName(model, t) for t in range(model.float_track_count + 1)]
+         + [lambda e=e: capi.maniLearnedModel_GetEventName(model, e) for e in range(model.event_count + 1)])
+
+
 KINDS = {
     "skeleton": (lambda w: _bytes(w, capi.maniBuildSkeleton, w.skeleton_source),
                  capi.maniOpenSkeleton, use_skeleton),
@@ -283,6 +306,8 @@ KINDS = {
                 capi.maniOpenRagdoll, use_ragdoll),
     "motion_database": (lambda w: bytes(w.match_bytes), capi.maniOpenMotionDatabase,
                         use_motion_database),
+    "learned_model": (lambda w: bytes(w.learned_bytes), capi.maniOpenLearnedModel,
+                      use_learned_model),
 }
 
 

@@ -101,3 +101,78 @@ def rig() -> Doc:
     })
     d.j["buffers"] = [{"byteLength": 4, "uri": "extra.bin"}]      # external, never read
     return d
+
+
+def _turn(axis, angle: float) -> list:
+    s = np.sin(angle / 2) * np.asarray(axis, dtype=float)
+    return [*s.tolist(), float(np.cos(angle / 2))]
+
+
+HIPS_TURN, SPINE_TURN = 0.4, 0.3       # about y, about z
+
+
+def ragdoll_rig() -> Doc:
+    """A three-bone rig (hips, spine, head) with OMI physics: a dynamic body on the hips
+    with a box on a scaled child, one on the spine with a capsule on a turned and scaled
+    child, a kinematic one on the (scaled) head that is its own sphere; joints from spine
+    to hips (limits and drives) and head to spine (limits only), each at a node of the
+    child body meeting an anchor node of the parent's; a crate body and a static floor
+    off the skeleton."""
+    d = Doc()
+    d.add([0.0], "SCALAR")          # a buffer has at least one byte
+    body = "OMI_physics_body"
+
+    def physics(motion=None, shape=None):
+        e = {}
+        if motion is not None:
+            e["motion"] = motion
+        if shape is not None:
+            e["collider"] = {"shape": shape}
+        return {body: e}
+    fixed = {"linearAxes": [0, 1, 2], "min": 0.0, "max": 0.0}
+    d.j.update({
+        "scene": 0, "scenes": [{"nodes": [0, 9, 10]}],
+        "nodes": [
+            {"name": "hips", "children": [1, 3, 4], "translation": [0, 1, 0],
+             "rotation": _turn([0, 1, 0], HIPS_TURN),
+             "extensions": physics({"type": "dynamic", "mass": 10.0,
+                                    "linearVelocity": [1, 0, 0]})},
+            {"name": "spine", "children": [2, 5, 6, 7], "translation": [0, 0.2, 0],
+             "rotation": _turn([0, 0, 1], SPINE_TURN),
+             "extensions": physics({"type": "dynamic", "mass": 5.0})},
+            {"name": "head", "children": [8], "translation": [0, 0.3, 0], "scale": [2, 2, 2],
+             "extensions": physics({"type": "kinematic", "mass": 3.0}, 1)},
+            {"name": "hips_shape", "translation": [0, 0.05, 0], "scale": [1, 2, 1],
+             "extensions": physics(shape=0)},
+            {"name": "spine_anchor", "translation": [0, 0.2, 0],
+             "rotation": _turn([0, 0, 1], SPINE_TURN)},
+            {"name": "spine_shape", "translation": [0, 0.1, 0],
+             "rotation": _turn([1, 0, 0], np.pi / 2), "scale": [1.5, 2, 1.5],
+             "extensions": physics(shape=2)},
+            {"name": "spine_joint", "extensions": {"OMI_physics_joint": {
+                "joint": 0, "connectedNode": 4}}},
+            {"name": "head_anchor", "translation": [0, 0.3, 0]},
+            {"name": "head_joint", "extensions": {"OMI_physics_joint": {
+                "joint": 1, "connectedNode": 7}}},
+            {"name": "crate", "translation": [3, 0, 0],
+             "extensions": physics({"type": "dynamic"}, 3)},
+            {"name": "floor", "extensions": physics({"type": "static"}, 3)}],
+        "skins": [{"joints": [0, 1, 2]}],
+        "extensionsUsed": ["OMI_physics_body", "OMI_physics_shape", "OMI_physics_joint"],
+        "extensions": {
+            "OMI_physics_shape": {"shapes": [
+                {"type": "box", "box": {"size": [0.4, 0.2, 0.3]}},
+                {"type": "sphere", "sphere": {"radius": 0.1}},
+                {"type": "capsule", "capsule": {"height": 0.3, "radiusTop": 0.1,
+                                                "radiusBottom": 0.1}},
+                {"type": "box"}]},
+            "OMI_physics_joint": {"physicsJoints": [
+                {"limits": [fixed, {"angularAxes": [0], "min": -0.3, "max": 0.6},
+                            {"angularAxes": [1, 2], "min": -0.4, "max": 0.4},
+                            {"angularAxes": [2], "min": -0.25, "max": 0.25}],
+                 "drives": [{"type": "angular", "mode": "force", "axis": a, "stiffness": 50.0,
+                             "damping": 5.0, "maxForce": 100.0} for a in range(3)]},
+                {"limits": [fixed, {"angularAxes": [1], "min": -0.2, "max": 0.2},
+                            {"angularAxes": [2], "min": -0.5, "max": 0.5}]}]}},
+    })
+    return d

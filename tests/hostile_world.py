@@ -29,6 +29,7 @@ from runtime.pose.blend import BlendLayer, MaskChain
 from runtime.matching import (MatchChannel, MatchChannelKind, MatchEntry, MatchEntryFlag, MatchQuery,
                               MotionDatabaseSource, Trajectory, TrajectoryGoal)
 from runtime.samples.humanoid import humanoid_source
+from runtime.importers.common import default_import_clip_options
 
 BONES = 12
 VERTICES = 6
@@ -328,6 +329,8 @@ class World:
         placement = [0.5, 0, 0.2, 0, 0.2, 0, 0.9797959, 1, 1, 1]
         return capi.maniRagdoll_ComputeBodiesFromPose(self.ragdoll, self.model_pose(), placement,
                                                       self.model_pose(), placement, 1 / 60)[0]
+
+    @cached_property
     def gltf_bytes(self):
         from gltf_make import rig
         return rig().json_bytes()
@@ -339,6 +342,17 @@ class World:
     @cached_property
     def read_gltf(self):
         return self.gltf()
+
+    def ragdoll_gltf(self):
+        """A fresh document with OMI physics bodies, shapes and joints on its rig."""
+        from gltf_make import ragdoll_rig
+        return capi.maniOpenGltf(rt.Builder(), ragdoll_rig().json_bytes())
+
+    @cached_property
+    def ragdoll_gltf_skeleton(self):
+        b = rt.Builder()
+        capi.maniBuildGltfSkeleton(b, self.ragdoll_gltf(), 0, capi.maniDefaultGltfOptions())
+        return rt.Skeleton.open(capi.maniBuilder_CopyBuilt(b))
 
     @cached_property
     def gltf_skeleton(self):
@@ -352,6 +366,8 @@ class World:
         capi.maniBuildGltfSkin(b, self.read_gltf, 0, self.gltf_skeleton,
                                capi.maniDefaultGltfOptions())
         return capi.maniOpenSkin(capi.maniBuilder_CopyBuilt(b))
+
+    @cached_property
     def match_clip(self):
         """A clip whose root curves and turns, with a float track and its mirror partner."""
         sk = self.skeleton
@@ -390,6 +406,30 @@ class World:
     def database(self):
         return capi.maniOpenMotionDatabase(self.match_bytes)
 
+    @cached_property
+    def learned_source(self):
+        from learned_fixtures import source
+        return source(self)
+
+    @cached_property
+    def learned_bytes(self):
+        return _built(capi.maniBuildLearnedModel, self.learned_source)
+
+    @cached_property
+    def learned_model(self):
+        return capi.maniOpenLearnedModel(self.learned_bytes)
+
+    def learned_scratch(self):
+        return np.zeros(self.learned_model.scratch_size // 4 + 1, np.float64)
+
+    def learned_state(self):
+        return np.full(self.learned_model.state_count, 0.25, np.float32)
+
+    def learned_output(self):
+        from runtime.learned import LearnedOutput
+        return LearnedOutput(self.pose(), np.zeros(6, np.float32), np.zeros(1, np.float32),
+                             np.zeros(1, np.float32))
+
     def match_query(self):
         features = capi.maniMotionDatabase_GetFeatures(self.database, 0, np.zeros(64, np.float32), 64)
         raw = np.zeros(features, np.float32)
@@ -398,6 +438,44 @@ class World:
         raw[:] = offsets[:features] + scales[:features] * 0.25
         return MatchQuery(raw, continuing_frame=3, continuing_bias=-0.1, transition_cost=0.2,
                           required_tags=1, end_exclusion=0.1, history_time=0.2, picks=[5, 40])
+
+    @cached_property
+    def fbx_bytes(self):
+        """A small binary FBX: a limb chain of three models under a null."""
+        from fbx_writer import BlendSpec, CurveSpec, ModelSpec, SkinSpec, scene_nodes, write_binary
+        models = [ModelSpec("top"),
+                  ModelSpec("hip", 0, {"Lcl Translation": (0.0, 1.0, 0.0), "InheritType": 2},
+                            "LimbNode"),
+                  ModelSpec("knee", 1, {"Lcl Rotation": (10.0, 0.0, 0.0)}, "LimbNode"),
+                  ModelSpec("body", 0, {}, "Mesh")]
+        eye = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
+        skin = SkinSpec(3, [0, 0, 0, 0, 1, 0, 0, 2, 0],
+                        [(1, [0, 1], [1.0, 0.5], eye, eye), (2, [1, 2], [0.5, 1.0], None, eye)])
+        second = 46186158000
+        curves = [CurveSpec(2, "Lcl Rotation", 0, [0, second // 2, second], [10.0, 40.0, 10.0])]
+        blend = BlendSpec(3, [0, 0, 0, 0, 1, 0, 0, 2, 0],
+                          [("open", 25.0, [50.0, 100.0], [("half", [1], [1.0, 0.0, 0.0], None),
+                                                          ("full", [2], [0.0, 1.0, 0.0], None)])])
+        return write_binary(scene_nodes(models, skin=skin, curves=curves, blend=blend), 7500)
+
+    def new_fbx(self):
+        return capi.maniOpenFbx(rt.Builder(), self.fbx_bytes)
+
+    @cached_property
+    def fbx(self):
+        return self.new_fbx()
+
+    @cached_property
+    def fbx_skeleton(self):
+        b = rt.Builder()
+        capi.maniBuildFbxSkeleton(b, self.fbx, 0, capi.maniDefaultFbxOptions())
+        return rt.Skeleton.open(bytes(capi.maniBuilder_CopyBuilt(b)))
+
+    @cached_property
+    def fbx_skin(self):
+        b = rt.Builder()
+        capi.maniBuildFbxSkin(b, self.fbx, 0, self.fbx_skeleton, capi.maniDefaultFbxOptions())
+        return rt.Skin(bytes(capi.maniBuilder_CopyBuilt(b)))
 
 
 def valid_calls(w: World) -> dict:
@@ -555,6 +633,8 @@ def valid_calls(w: World) -> dict:
         "maniBuildGltfClip": lambda: (rt.Builder(), w.read_gltf, 0, w.gltf_skeleton,
                                       gltf_options, capi.maniDefaultImportClipOptions()),
         "maniGltf_ReadSprings": lambda: (w.gltf(), w.gltf_skeleton, gltf_options),
+        "maniGltf_ReadRagdoll": lambda: (w.ragdoll_gltf(), w.ragdoll_gltf_skeleton, gltf_options,
+                                         [0.0, 0.0, 1.0], [0.0, 1.0, 0.0]),
         "maniGltf_GetPrimitiveTargetCount": lambda: (w.read_gltf, 0, 0),
         "maniGltf_GetMorphWeights": lambda: (w.read_gltf, 3, np.zeros(1, np.float32)),
         "maniBuildGltfInfluences": lambda: (rt.Builder(), w.read_gltf, 0, 0, w.gltf_skin),
@@ -562,17 +642,60 @@ def valid_calls(w: World) -> dict:
         "maniBuildMotionDatabase": lambda: (rt.Builder(), w.match_source),
         "maniOpenMotionDatabase": lambda: (w.match_bytes,),
         "maniMotionDatabase_Search": lambda: (w.database, w.match_query()),
+        "maniBuildLearnedModel": lambda: (rt.Builder(), w.learned_source),
+        "maniOpenLearnedModel": lambda: (w.learned_bytes,),
+        "maniLearnedModel_GetNormalization": lambda: (w.learned_model, np.zeros(64, np.float32),
+                                                      np.zeros(64, np.float32), 64),
+        "maniLearnedModel_Project": lambda: (w.learned_model, 1,
+                                             np.full(w.database.feature_count, 0.5, np.float32),
+                                             np.zeros(64, np.float32), 64, w.learned_scratch(),
+                                             w.learned_model.scratch_size),
+        "maniLearnedModel_Step": lambda: (w.learned_model, w.learned_state(), w.learned_scratch(),
+                                          w.learned_model.scratch_size),
+        "maniLearnedModel_Decompress": lambda: (w.learned_model, w.learned_state(),
+                                                w.learned_output(), w.learned_scratch(),
+                                                w.learned_model.scratch_size),
         "maniAdvanceTrajectory": lambda: (Trajectory(velocity=(1, 0, 0)),
                                           TrajectoryGoal((0, 0, 2), (0, 0.6, 0, 0.8)), 0.1),
         "maniMotionDatabase_ComputeTrajectoryFeatures": lambda: (
             w.database, Trajectory(rotation=(0, 0.6, 0, 0.8)), Trajectory(position=(1, 0, 2))),
+        "maniOpenFbx": lambda: (rt.Builder(), w.fbx_bytes),
+        "maniCloseFbx": lambda: (w.new_fbx(),),
+        "maniFbx_GetVersion": lambda: (w.fbx,),
+        "maniFbx_GetModelCount": lambda: (w.fbx,),
+        "maniFbx_GetModelBoneName": lambda: (w.fbx, 1),
+        "maniFbx_GetRenamedCount": lambda: (w.fbx,),
+        "maniFbx_GetRenamedModel": lambda: (w.fbx, 0),
+        "maniFbx_GetSkeletonCount": lambda: (w.fbx,),
+        "maniFbx_GetSkinCount": lambda: (w.fbx,),
+        "maniFbx_GetSkinSkeleton": lambda: (w.fbx, 0),
+        "maniFbx_GetSkinModel": lambda: (w.fbx, 0),
+        "maniFbx_ReadSettings": lambda: (w.fbx,),
+        "maniBuildFbxSkeleton": lambda: (rt.Builder(), w.fbx, 0, capi.maniDefaultFbxOptions()),
+        "maniBuildFbxModelSkeleton": lambda: (rt.Builder(), w.fbx, 0, capi.maniDefaultFbxOptions()),
+        "maniFbx_GetSkeletonPlacement": lambda: (w.fbx, 0, capi.maniDefaultFbxOptions()),
+        "maniFbx_GetSkinMethod": lambda: (w.fbx, 0),
+        "maniBuildFbxSkin": lambda: (rt.Builder(), w.fbx, 0, w.fbx_skeleton,
+                                     capi.maniDefaultFbxOptions()),
+        "maniBuildFbxInfluences": lambda: (rt.Builder(), w.fbx, 0, w.fbx_skin),
+        "maniFbx_GetClipCount": lambda: (w.fbx,),
+        "maniFbx_GetClipName": lambda: (w.fbx, 0),
+        "maniFbx_GetMorphCount": lambda: (w.fbx,),
+        "maniFbx_GetMorphModel": lambda: (w.fbx, 0),
+        "maniFbx_GetMorphTargetCount": lambda: (w.fbx, 0),
+        "maniBuildFbxMorphTargets": lambda: (rt.Builder(), w.fbx, 0, capi.maniDefaultFbxOptions()),
+        "maniFbx_GetMorphWeights": lambda: (w.fbx, 0),
+        "maniBuildFbxClip": lambda: (rt.Builder(), w.fbx, 0, w.fbx_skeleton,
+                                     capi.maniDefaultFbxOptions(),
+                                     default_import_clip_options()),
+        "maniFbx_GetModelPlacement": lambda: (w.fbx, 1, capi.maniDefaultFbxOptions()),
     }
     by_first = {"clip": clip, "graph": graph, "skeleton": sk, "pose": w.pose,
                 "targets": lambda: w.targets, "influences": lambda: w.influences,
                 "skin": lambda: w.skin, "binding": lambda: w.binding, "instance": w.instance,
                 "map": lambda: w.mirror_map, "set": lambda: w.spring_set,
                 "ragdoll": lambda: w.ragdoll, "gltf": lambda: w.read_gltf,
-                "database": lambda: w.database}
+                "database": lambda: w.database, "model": lambda: w.learned_model}
     calls = {}
     import inspect
     for name in capi.__all__:

@@ -133,6 +133,9 @@ def reachable(fn):
                 tree = ast.parse(textwrap.dedent(inspect.getsource(code)))
             except (OSError, TypeError):
                 continue
+            if not (tree.body and isinstance(tree.body[0], (ast.FunctionDef,
+                                                            ast.AsyncFunctionDef))):
+                continue        # generated code (a dataclass's __init__): no source of its own
             seen[id(code)] = (code, tree)
             todo.extend(obj for obj in _referenced(code, tree) if _is_ours(obj))
     return list(seen.values())

@@ -15,16 +15,28 @@ from runtime.graph.binding import GraphAssets
 from runtime.graph.build.build import build
 from runtime.graph.json.read import GraphNamedAssets
 from runtime.graph.json.write import write_text
+from runtime.graph.source import BlendInput, BlendNode, ClipNode
 
 from test_graph_fixtures import builder, humanoid, locomotion, standard_clips
 from test_graph_json import everything
 from graph_solver_fixtures import solver_source
+from test_graph_retarget import make_clip, retargeted, small_map, target
+
+
+def retargeted_graph():
+    """A blend of a native clip and two clips of the 80-bone humanoid through two maps
+    (map slots, mapped clip slots), with the assets that bind it."""
+    native, a, b = make_clip(target(), 9, 0.7), make_clip(humanoid(), 1, 1.0), make_clip(humanoid(), 2, 0.5)
+    maps = [small_map(), small_map(0.5)]
+    nodes = [ClipNode(0), ClipNode(1), ClipNode(2), BlendNode([BlendInput(0), BlendInput(1), BlendInput(2)])]
+    source = retargeted({"n": native, "a": a, "b": b}, {"a": maps[0], "b": maps[1]}, nodes, 3)
+    return build(source), GraphAssets(target(), [native, a, b], maps, [humanoid()])
 
 
 @pytest.fixture(scope="module")
 def files():
     sk, clips, source, graph = locomotion()
-    return build(everything()), build(source), build(solver_source())
+    return build(everything()), build(source), build(solver_source()), retargeted_graph()[0]
 
 
 def _mutate(rng, data: bytes) -> bytes:
@@ -130,13 +142,20 @@ def test_restore_of_any_bytes_raises_only_library_errors(data):
 def test_files_that_open_after_corruption_run_safely(files):
     """Corruptions with the identity made right again reach every content check; whatever
     still opens binds, updates and evaluates without any error but the library's."""
+    _corrupted_run(files[0], GraphAssets(humanoid(), list(standard_clips().values())), 13)
+
+
+def test_retargeted_files_that_open_after_corruption_run_safely():
+    """The same for a graph with map slots and mapped clip slots."""
+    data, assets = retargeted_graph()
+    _corrupted_run(data, assets, 14)
+
+
+def _corrupted_run(data, assets, seed):
     from test_graph_open import restamp
-    sk = humanoid()
-    data = files[0]
-    assets = GraphAssets(sk, list(standard_clips().values()))
-    rng = np.random.default_rng(13)
+    rng = np.random.default_rng(seed)
     opened = 0
-    pose = rt.Pose(sk)
+    pose = rt.Pose(assets.skeleton)
     for trial in range(800):
         d = bytearray(data)
         for _ in range(int(rng.integers(1, 3))):

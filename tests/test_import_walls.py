@@ -7,7 +7,7 @@ ROOT = Path(__file__).resolve().parents[1]
 GL_AND_WINDOWS = ("moderngl", "pygame", "imgui_bundle", "imgui")
 # runtime's packages, top down: each may import only those before it (and itself)
 # (mapping and importers take only core, pose and clip; the graph takes mapping)
-RUNTIME_LAYERS = ("core", "pose", "clip", "mapping", "deform", "ik", "physics", "matching", "importers", "graph",
+RUNTIME_LAYERS = ("core", "pose", "clip", "mapping", "deform", "ik", "physics", "matching", "learned", "importers", "graph",
                   "samples", "capi")
 
 
@@ -64,15 +64,17 @@ def breaks(module: str, names: set[str]) -> list[str]:
         out += [f"the product uses {n}" for n in hits(("runtime.capi",))]
     if module.startswith(("stadium.rig", "stadium.battle")):
         out += [f"{module} imports {n}" for n in
-                hits(GL_AND_WINDOWS + ("stadium.render", "stadium.app"))]
+                hits(GL_AND_WINDOWS + ("stadium.render", "stadium.app", "stadium.inspect"))]
     if module.split(".")[0] in ("stadium", "run_battle") and not module.startswith("stadium.physics"):
         out += [f"{module} imports {n}, the engine only stadium.physics takes" for n in
                 hits(("mujoco",))]
     if module.startswith("stadium.physics"):
         out += [f"{module} imports {n}" for n in
-                hits(GL_AND_WINDOWS + ("stadium.render", "stadium.app", "stadium.battle"))]
+                hits(GL_AND_WINDOWS + ("stadium.render", "stadium.app", "stadium.battle",
+                                       "stadium.inspect"))]
     if module.startswith("stadium.render"):
-        out += [f"{module} imports {n}" for n in hits(("stadium.battle", "stadium.app"))]
+        out += [f"{module} imports {n}" for n in hits(("stadium.battle", "stadium.app",
+                                                       "stadium.inspect"))]
     return out
 
 
@@ -102,6 +104,9 @@ def test_each_wall_is_seen():
         ("stadium.battle.match", False, "import moderngl"): "imports moderngl",
         ("stadium.render.hud", False, "from ..battle.match import Hud"): "imports stadium.battle",
         ("stadium.render.voxel3d", False, "from stadium.app import viewer"): "imports stadium.app",
+        ("stadium.render.voxel3d", False, "from stadium.inspect import figure"):
+            "imports stadium.inspect",
+        ("stadium.inspect.figure", False, "from runtime import capi"): "the product uses runtime.capi",
         ("runtime.physics.ragdoll", False, "import mujoco"): "runtime imports mujoco",
         ("stadium.battle.match", False, "import mujoco"): "the engine only stadium.physics takes",
         ("stadium.physics.ragdoll_engine", False, "from ..render import voxel3d"):
@@ -116,6 +121,8 @@ def test_each_wall_is_seen():
                                                  False)) == []
     assert breaks("stadium.app.viewer", imports("from ..battle import match\nimport moderngl",
                                                 "stadium.app.viewer", False)) == []
+    assert breaks("stadium.inspect.stage", imports("from ..render.gfx import Graphics\nimport moderngl",
+                                                   "stadium.inspect.stage", False)) == []
     assert breaks("stadium.battle.match", imports("from stadium.physics import RagdollEngine",
                                                   "stadium.battle.match", False)) == []
     assert breaks("stadium.physics.ragdoll_engine", imports(

@@ -13,6 +13,7 @@ from ..importers.gltf.clip import animation_name, build_gltf_clip
 from ..importers.gltf.mesh import (NONE, morph_weights, node_mesh, node_skin, primitive_count,
                                    target_count)
 from ..importers.gltf.morph import build_gltf_morph_targets
+from ..importers.gltf.ragdoll import read_ragdoll
 from ..importers.gltf.skeleton import (build_gltf_node_skeleton, build_gltf_skeleton,
                                        skeleton_placement)
 from ..importers.gltf.skin import build_gltf_influences, build_gltf_skin
@@ -28,9 +29,10 @@ __all__ = ["maniDefaultImportClipOptions", "maniDefaultGltfOptions", "maniOpenGl
            "maniBuildGltfNodeSkeleton", "maniGltf_GetSkeletonPlacement", "maniBuildGltfSkin",
            "maniGltf_GetNodeBoneName", "maniGltf_GetRenamedCount", "maniGltf_GetRenamedNode",
            "maniGltf_GetAnimationCount", "maniGltf_GetAnimationName", "maniBuildGltfClip",
-           "maniGltf_ReadSprings", "maniGltf_GetMeshCount", "maniGltf_GetPrimitiveCount",
-           "maniGltf_GetPrimitiveTargetCount", "maniGltf_GetNodeMesh", "maniGltf_GetNodeSkin",
-           "maniGltf_GetMorphWeights", "maniBuildGltfInfluences", "maniBuildGltfMorphTargets"]
+           "maniGltf_ReadSprings", "maniGltf_ReadRagdoll", "maniGltf_GetMeshCount",
+           "maniGltf_GetPrimitiveCount", "maniGltf_GetPrimitiveTargetCount",
+           "maniGltf_GetNodeMesh", "maniGltf_GetNodeSkin", "maniGltf_GetMorphWeights",
+           "maniBuildGltfInfluences", "maniBuildGltfMorphTargets"]
 __pending__ = {}
 
 
@@ -151,6 +153,12 @@ def maniBuildGltfClip(builder, gltf, animation, skeleton, options, clipOptions) 
 def maniGltf_ReadSprings(gltf, skeleton, options):
     """Returns setOut, a SpringSetSource for maniBuildSpringSet."""
     return read_springs(gltf, skeleton, options)
+
+
+def maniGltf_ReadRagdoll(gltf, skeleton, options, facing, up):
+    """facing and up as 3 numbers each; returns sourceOut, a RagdollSource for
+    maniBuildRagdoll."""
+    return read_ragdoll(gltf, skeleton, options, facing, up)
 
 
 def maniGltf_GetMeshCount(gltf) -> int:

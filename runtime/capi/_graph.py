@@ -67,22 +67,13 @@ __all__ = [
 ]
 
 _NODES = "the motion-matching and learned node kinds"
-_NO_MAPS = "retargeted clip slots are refused at build, so no graph has a map slot yet"
 __pending__ = {
-    "maniOpenGraph": f"{_NODES} and map slots are refused as unknown records",
+    "maniOpenGraph": f"{_NODES} are refused as unknown records",
     "maniBindGraph": "database and model slots are checked for identity and skeleton only (not a"
-                     " database's clips and query channels); map slots are not bound to their maps"
-                     " and source skeletons",
-    "maniGraph_GetRetargetMapCount": f"{_NO_MAPS}: always 0",
-    "maniGraph_GetRetargetMapIdentity": f"{_NO_MAPS}: always 0",
-    "maniGraph_GetRetargetMapSourceIdentity": f"{_NO_MAPS}: always 0",
-    "maniGraph_GetClipRetargetMap": f"{_NO_MAPS}: always MANI_NO_TRACK",
-    "maniGraphBinding_GetScratchSize": "no room for a mapped clip's transfer: map slots do not exist yet",
+                     " database's clips and query channels)",
     "maniGraphInstance_Update": "learned nodes (their steps, projection, events and root motion) do"
                                 " not exist yet",
     "maniGraphInstance_Evaluate": f"{_NODES} are not evaluated: they do not exist yet",
-    "maniGraphInstance_EvaluateSubset": "retargeted clips are not transferred: map slots do not"
-                                        " exist yet",
 }
 
 
@@ -228,7 +219,9 @@ def maniGraph_GetBindingSize(graph) -> int:
 def maniBindGraph(graph, assets, memory=None, size=None):
     """(binding, unbound): unbound is GRAPH_NONE on success; a refusal for a slot no asset
     binds carries the slot as `.unbound` (clip slots first, then database, model, spring set
-    and map slots, then the mirror map)."""
+    and map slots, then the mirror map). A map slot binds first (its clips are of its map's
+    source skeleton): to the map of its identity in `retarget_maps`, then to its source
+    skeleton in `source_skeletons`."""
     if graph is None or assets is None:
         raise InvalidError("no graph or no assets")
     return GraphBinding(graph, assets, memory, size), GRAPH_NONE

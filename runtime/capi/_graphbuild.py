@@ -2,7 +2,8 @@
 
 Success returns None: the file (or, for maniWriteGraphJson, the UTF-8 text) is the
 builder's to copy (maniBuilder_CopyBuilt). maniBuildGraphJson takes a GraphNamedAssets
-(runtime.graph.json.read): the skeleton and the named clips and slots the text's names take.
+(runtime.graph.json.read): the skeleton and the named clips and slots the text's names take,
+and the retargeting maps the named clips play through (a clip slot takes its clip's map).
 """
 from ..graph.build.build import build_graph
 from ..graph.json.read import build_graph_json
@@ -12,9 +13,9 @@ __all__ = ["maniBuildGraph", "maniWriteGraphJson", "maniBuildGraphJson"]
 
 _NODES = "the motion-matching and learned node kinds"
 __pending__ = {
-    "maniBuildGraph": f"{_NODES} and retargeted clip slots (map slots) are refused: not built yet",
-    "maniBuildGraphJson": f"{_NODES} and retargeted clip slots have no JSON form yet",
-    "maniWriteGraphJson": f"{_NODES} and retargeted clip slots are not written yet",
+    "maniBuildGraph": f"{_NODES} are refused: not built yet",
+    "maniBuildGraphJson": f"{_NODES} have no JSON form yet",
+    "maniWriteGraphJson": f"{_NODES} are not written yet",
 }
 
 

@@ -249,8 +249,9 @@ class Clip(ClipSampling):
         self.tracked_bone_count = b
         self.float_track_count = f
         self.discrete_track_count = h.discretes
-        self._samples = samples
-        self._dots = dots                       # for the batched nlerp's lengths
+        # read-only, as the kernels reading them take them (one specialisation)
+        self._samples = None if samples is None else jit.array(samples, np.float32)
+        self._dots = None if dots is None else jit.array(dots, np.float32)    # nlerp's lengths
         self._floats = floats
         self._moves = moves
         self._bones = bones[:, 0].astype(np.intp)

@@ -223,7 +223,7 @@ def _sample(buf, meta, consts, ranges, base, k, rows, out):
 
 @kernel
 def interpolate(a, b, dots, f, bones, fill, out):
-    """A pose's locals from two decoded samples, as ClipSampling._write makes them: every bone
+    """A pose's locals from two samples (a clip's, a cursor's or decoded ones): every bone
     `fill` (its rest or the identity) unless every bone is tracked, each tracked bone's
     row a + f (b - a), its rotation divided by sqrt(1 - c (1 - a.b)), c = 2 f (1 - f)
     (binary32, the scalars rounded as numpy rounds them)."""
@@ -243,6 +243,36 @@ def interpolate(a, b, dots, f, bones, fill, out):
             norm = np.float32(math.sqrt(dots[r] * c32 + rest))
             for col in range(3, 7):
                 out[k, col] = out[k, col] / norm
+
+
+@kernel
+def interpolate_batch(first, second, dots, i, j, f, lo, hi, bones, fill, rows, out):
+    """Poses lo to hi - 1 of a batch: pose rows[k] (k itself where rows is empty) from
+    first[i[k]] and second[j[k]] at f[k] (binary32) with dots[i[k]], as interpolate makes
+    one pose but with c = 2 f (1 - f) in binary32, as the batched numpy path it replaced
+    did; the rotation divided by the length even at c = 0 (by 1: the same bits). Each pose
+    on its own from inputs no pose writes: spans of poses on several threads give the bits
+    of one call (given rows without repeats)."""
+    two, one = np.float32(2.0), np.float32(1.0)
+    whole = bones.size == out.shape[1]
+    for k in range(lo, hi):
+        o = out[rows[k] if rows.size else k]
+        if not whole:
+            for bone in range(o.shape[0]):
+                for col in range(10):
+                    o[bone, col] = fill[bone, col]
+        fk = f[k]
+        c = two * fk * (one - fk)
+        rest = one - c
+        a, b = first[i[k]], second[j[k]]
+        for r in range(bones.size):
+            bone = bones[r]
+            for col in range(10):
+                o[bone, col] = a[r, col] + (b[r, col] - a[r, col]) * fk
+            if dots.shape[0]:           # none for a clip of one sample
+                norm = np.float32(math.sqrt(dots[i[k], r] * c + rest))
+                for col in range(3, 7):
+                    o[bone, col] = o[bone, col] / norm
 
 
 @kernel

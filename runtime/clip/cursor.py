@@ -117,24 +117,25 @@ class ClipCursor:
 
     def sample(self, clip: Clip, skeleton: Skeleton, time, out: Pose) -> None:
         """maniClipCursor_Sample: as Clip.sample, from the two samples the cursor holds,
-        decoding the pair around the time when it holds another."""
+        decoding the pair around the time when it holds another; an uncompressed clip's
+        bones straight from its samples, as Clip.sample (a copy would cost more than it
+        saves), its cursor holding no bone samples."""
         if not is_open(clip):
             raise InvalidError("not an opened clip")
         bound = clip.check_target(skeleton, out)
         self._bind(clip)
         i, j, f = clip.segment(time)
+        if not clip.is_compressed:      # its samples are at hand: nothing to keep
+            clip._sample_rows(clip._samples[i], clip._samples[j],
+                              clip._dots[i] if clip._last else None, f, skeleton, bound, out)
+            return
         u32 = self._u32
         rows = self._bone_rows
         if u32[8] != i or u32[9] != j:
-            if clip.is_compressed:
-                clip.decode_pair(bound, i, j, rows, self._dots)
-            else:
-                rows[0] = clip._samples[i]
-                rows[1] = clip._samples[j]
+            clip.decode_pair(bound, i, j, rows, self._dots)
             u32[8] = i
             u32[9] = j
-        dots = self._dots if clip.is_compressed else clip._dots[i] if clip._last else None
-        clip._sample_rows(rows[0], rows[1], dots, f, skeleton, bound, out)
+        clip._sample_rows(rows[0], rows[1], self._dots, f, skeleton, bound, out)
 
     def sample_floats(self, clip: Clip, time, out: np.ndarray | None = None) -> np.ndarray:
         """maniClipCursor_SampleFloats: as Clip.sample_floats, through the cursor."""

@@ -15,13 +15,16 @@ import numpy as np
 
 from . import compress_kernels as ck
 from . import kernels
-from ..core import args, jit
+from ..core import args, jit, threads
 from ..core.errors import CapacityError, InvalidError
 from ..core.transform import IDENTITY
 from ..pose.pose import Pose, PoseBatch
 from ..pose.skeleton import Skeleton
 
 F32_MAX = float(np.finfo(np.float32).max)
+_NO_DOTS = np.zeros(0, np.float32)      # a clip of one sample's: never read (f is 0)
+_NO_ROWS = np.zeros(0, np.intp)         # a batch sampled pose by pose in order
+SPAN_POSES = 128                        # poses a thread at least: a thread's start costs ~20 us
 
 
 def seconds(time, what: str = "time") -> float:
@@ -62,7 +65,7 @@ class _BatchScratch:
         self.a = np.empty((m, b, 10), dtype=np.float32)
         self.v = np.empty((m, b, 10), dtype=np.float32)
         self.length = np.empty((m, b), dtype=np.float32)
-        self._full = None
+        self.order = np.arange(m, dtype=np.intp)
         self._floats = None
 
     def floats(self, f: int) -> tuple[np.ndarray, np.ndarray]:
@@ -70,12 +73,6 @@ class _BatchScratch:
         if self._floats is None or self._floats[0].shape[1] != f:
             self._floats = (np.empty((self.m, f), np.float32), np.empty((self.m, f), np.float32))
         return self._floats
-
-    def full(self, n: int) -> np.ndarray:
-        """(m, n, 10): whole poses, for a clip that tracks some of the bones."""
-        if self._full is None or self._full.shape[1] != n:
-            self._full = np.empty((self.m, n, 10), dtype=np.float32)
-        return self._full
 
 
 class ClipSampling:
@@ -147,31 +144,6 @@ class ClipSampling:
             raise InvalidError("a pose of another skeleton")
         return bound
 
-    def _write(self, a: np.ndarray, b: np.ndarray, dots, f: float, skeleton: Skeleton,
-               bound: tuple, locals_: np.ndarray) -> None:
-        """Interpolates two (B, 10) sample rows (with their rotations' dot products; None for a
-        clip of one sample) into a pose's locals: lerp,
-        then the rotation columns normalized (nlerp); untracked bones take the rest (or the
-        identity). nlerp's length comes from the samples' dot products, kept at the open:
-        |a + f (b - a)|^2 = 1 - c (1 - a.b) with c = 2 f (1 - f), so no reduction runs over
-        the strided rotation columns, and a time on the grid reads its sample exactly."""
-        s = self._scratch()
-        whole = bound[3]
-        dst = locals_ if whole else s.rows
-        np.subtract(b, a, out=dst)
-        np.multiply(dst, f, out=dst)
-        np.add(dst, a, out=dst)
-        c = 2.0 * f * (1.0 - f)
-        if c:
-            np.multiply(dots, c, out=s.norm)
-            np.add(s.norm, 1.0 - c, out=s.norm)
-            np.sqrt(s.norm, out=s.norm)
-            q = dst[:, 3:7]
-            np.divide(q, s.norm_col, out=q)
-        if not whole:
-            np.copyto(locals_, bound[2] if self.is_additive else skeleton.rests)
-            locals_[self._bones] = dst
-
     def sample(self, skeleton: Skeleton, time, out: Pose) -> None:
         """maniClip_Sample: every bone's local at a time (clamped, NaN as 0); the model stale.
 
@@ -195,16 +167,14 @@ class ClipSampling:
 
     def _sample_rows(self, a: np.ndarray, b: np.ndarray, dots, f: float, skeleton: Skeleton,
                      bound: tuple, out: Pose) -> None:
-        """sample() from two samples as given (the clip's, decoded ones, or a cursor's). A
-        compressed clip interpolates in one compiled pass (compress_kernels.interpolate, the
-        same arithmetic as _write's), since its decode is one already."""
-        if self.is_compressed:
-            ck.interpolate(a, b, dots, float(f), self._bones64, bound[5], out.locals)
-        elif self._mutable:
-            with np.errstate(all="ignore"):
-                self._write(a, b, dots, f, skeleton, bound, out.locals)
-        else:
-            self._write(a, b, dots, f, skeleton, bound, out.locals)
+        """sample() from two (B, 10) samples as given (the clip's, decoded ones, or a
+        cursor's), with their rotations' dot products (None for a clip of one sample), in
+        one compiled pass (compress_kernels.interpolate): lerp, then the rotation columns
+        normalized (nlerp); untracked bones take the rest (or the identity). nlerp's length
+        comes from the samples' dot products, kept at the open: |a + f (b - a)|^2 =
+        1 - c (1 - a.b) with c = 2 f (1 - f), so a time on the grid reads its sample exactly."""
+        ck.interpolate(a, b, _NO_DOTS if dots is None else dots, f, self._bones64, bound[5],
+                       out.locals)
         out.mark_kind(self.is_additive)
 
     def sample_bones(self, skeleton: Skeleton, time, bones, out: Pose) -> None:
@@ -255,7 +225,8 @@ class ClipSampling:
     def sample_batch(self, skeleton: Skeleton, times, batch: PoseBatch, rows=None) -> None:
         """Samples many poses of one skeleton at their own times in one pass: `times[k]` into
         pose `rows[k]` of the batch (every pose in order without rows). As sample() per pose."""
-        n, _, identity, whole, base, _ = self._skeleton(skeleton)
+        bound = self._skeleton(skeleton)
+        n, base = bound[0], bound[4]
         if not isinstance(batch, PoseBatch) or batch.skeleton_identity != skeleton.identity \
                 or batch.locals.shape[1] != n:
             raise InvalidError("not a batch of the clip's skeleton")
@@ -275,38 +246,20 @@ class ClipSampling:
             raise InvalidError(f"{t.size} times for {m} poses")
         i, j, f = self.segments(t)
         sc = self._batch_scratch(t.size)
-        a, v, length = sc.a, sc.v, sc.length
-        with np.errstate(all="ignore"):
-            if self.is_compressed:
-                self._stream.pairs(base, i, j, a, v, length)
-            else:
-                np.take(self._samples, i, axis=0, out=a, mode="clip")
-                np.take(self._samples, j, axis=0, out=v, mode="clip")
-            flat_a, flat_v = a.reshape(t.size, -1), v.reshape(t.size, -1)
-            np.subtract(flat_v, flat_a, out=flat_v)
-            np.multiply(flat_v, f[:, None], out=flat_v)
-            np.add(a, v, out=a)     # here rather than in the poses: contiguous passes are faster
-            if self._last:
-                # nlerp's length from the rows' dot products, without a reduction over the
-                # strided rotation columns: |a + f (b - a)|^2 = 1 - c (1 - a.b), c = 2 f (1 - f)
-                if not self.is_compressed:
-                    np.take(self._dots, i, axis=0, out=length, mode="clip")
-                c = (2.0 * f * (1.0 - f))[:, None]
-                np.multiply(length, c, out=length)
-                np.add(length, 1.0 - c, out=length)
-                np.sqrt(length, out=length)
-                q = a[..., 3:7]
-                for k in range(4):
-                    np.divide(q[..., k], length, out=q[..., k])
-            if not whole:
-                full = sc.full(n)
-                full[...] = identity if self.is_additive else skeleton.rests
-                full[:, self._bones] = a
-                a = full
-            if rows is None:
-                np.copyto(batch.locals, a)
-            else:
-                batch.locals[rows] = a
+        if self.is_compressed:
+            with np.errstate(all="ignore"):
+                self._stream.pairs(base, i, j, sc.a, sc.v, sc.length)
+            tables = (sc.a, sc.v, sc.length, sc.order, sc.order)
+        else:
+            tables = (self._samples, self._samples, self._dots, i, j)
+
+        def span(lo, hi):
+            ck.interpolate_batch(*tables, f, lo, hi, self._bones64, bound[5],
+                                 _NO_ROWS if rows is None else rows, batch.locals)
+        if rows is None:        # each pose on its own: the same bits on any thread count
+            threads.run_spans(span, 0, t.size, SPAN_POSES)
+        else:                   # rows may repeat (the last time given wins)
+            span(0, t.size)
         batch.mark_kind(self.is_additive, rows)
 
     # ---- float tracks

@@ -37,6 +37,8 @@ def count(value, what: str) -> int:
 
 def real(value, what: str) -> float:
     """A real number as binary64 (NaN and infinities pass; ints past its range do not)."""
+    if type(value) is float:        # the usual, and per frame: no ABC check
+        return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise InvalidError(f"{what} must be a number, not {_kind(value)}")
     try:
@@ -143,7 +145,8 @@ def records(value, cls, what: str) -> list:
     if not isinstance(value, (list, tuple)):
         raise InvalidError(f"{what} must be a list of {cls.__name__}, not {_kind(value)}")
     for i, item in enumerate(value):
-        of(item, cls, f"{what}[{i}]")
+        if not isinstance(item, cls):       # the name formatted only for the error
+            of(item, cls, f"{what}[{i}]")
     return list(value)
 
 

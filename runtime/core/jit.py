@@ -161,15 +161,23 @@ class _Declared(_Kernel):
             self._can_compile = True
 
 
-def kernel(fn=None, *, signature=None, inner=False):
+def kernel(fn=None, *, signature=None, inner=False, inline=False):
     """The one decorator of the runtime's compiled code (see the module's description):
     @kernel compiles for each mix of argument types met; @kernel(signature=(type, ...)),
     with types from `scalar`, `reads` and `writes`, for that one signature alone.
     @kernel(inner=True) is a kernel only other kernels call: compiled without the entry
-    from Python, which costs a first run a sixth of its compiling."""
+    from Python, which costs a first run a sixth of its compiling; inline=True (inner
+    kernels only) is compiled into each caller instead, for small helpers in a hot loop:
+    numba does not inline across kernels, and a call per bone or per vertex then costs more
+    than its arithmetic (the arithmetic is the same, so are the bits). Work for both cores
+    is cut into spans of calls on threads (core.threads), not numba's parallel loops."""
     if fn is None:
-        return lambda fn: kernel(fn, signature=signature, inner=inner)
-    options = dict(_OPTIONS, no_cpython_wrapper=True) if inner else _OPTIONS
+        return lambda fn: kernel(fn, signature=signature, inner=inner, inline=inline)
+    if inline and not inner:
+        raise ValueError("only an inner kernel is inlined")
+    options = dict(_OPTIONS, no_cpython_wrapper=True) if inner else dict(_OPTIONS)
+    if inline:
+        options["inline"] = "always"
     dispatcher = (_Declared if signature else _Kernel)(fn, targetoptions=dict(options))
     dispatcher.declared = signature
     dispatcher._cache = _Cache(fn)              # what njit(cache=True) does, with our locator

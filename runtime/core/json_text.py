@@ -16,6 +16,7 @@ import struct
 from enum import IntEnum
 from fractions import Fraction
 
+from . import args
 from .errors import BuildReason, InvalidError, VersionError
 
 MAX_DEPTH = 64
@@ -315,6 +316,19 @@ def dump(value, indent: int = 0) -> str:
 
 # ---- reading a form -------------------------------------------------------------------------
 MISSING = object()      # a member's default: none, it must be given
+
+
+def text_bytes(builder, text) -> bytes:
+    """A JSON form's text as a build takes it: a str (its lone surrogates become bytes that
+    are not UTF-8, refused at their offset by the reader) or bytes-like; none, or anything
+    else, is a misuse counted on the builder."""
+    if text is None:
+        raise builder.refuse("no text")
+    try:
+        return args.name(text, "text") if isinstance(text, str) else \
+            args.byte_view(text, "text").tobytes()
+    except InvalidError as exc:
+        raise builder.refuse(str(exc)) from None
 
 
 def form_error(code: GraphForm, offset: int, message: str):

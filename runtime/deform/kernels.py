@@ -280,7 +280,9 @@ def _pass(method):
         rigid table (joints, 22) or the rigid parts (joints, 12) the call works out first;
         and with centers (vertices, 3) and blend (vertices,); each None where the method
         does not read it. Positions go from ps to pt, normals from ns to nt, directions
-        from ds0 to dt0 and ds1 to dt1, each pair None when absent."""
+        from ds0 to dt0 and ds1 to dt1, each pair None when absent. A vertex's bits come
+        from its own rows and the tables alone, so ranges cut anywhere (spans on several
+        threads) give the bits of the whole range."""
         if method == RIGID:
             _rigid_table(palette, work)
         if method == CENTERS:
@@ -372,7 +374,7 @@ SKIN = {method: _pass(method) for method in (LINEAR, DUAL, BLENDED, CENTERS, RIG
 _SWEEPS = 32                 # Jacobi sweeps at most (a handful converge)
 _CONVERGED = 1e-36           # off-diagonal mass, relative to K's, taken as converged
 
-@kernel(inner=True)
+@kernel(inner=True, inline=True)
 def _rotation_quaternion(a, k, e):
     """The unit quaternion (x, y, z, w), w >= 0, of the rotation R maximizing tr(R^T A),
     A = a[:, :3]: the polar decomposition's rotation, or, where det A < 0, the rotation
@@ -432,7 +434,8 @@ def _rotation_quaternion(a, k, e):
 def dual_quaternions(palette, out):
     """out (joints, 20) from palette (joints, 3, 4), binary64 then rounded: each A = R S as
     R's quaternion q (w >= 0), the dual part q_t q / 2 (q_t the translation as a pure
-    quaternion), and S = R^T A, three rows of four (the fourth 0)."""
+    quaternion), and S = R^T A, three rows of four (the fourth 0). Each joint on its own:
+    spans of joints on several threads give the bits of one call."""
     k = np.empty((4, 4))
     e = np.empty((4, 4))
     for j in range(palette.shape[0]):
@@ -463,7 +466,9 @@ def morph(source, target, first, end, moves, weights, deltas, indices, renormali
     """target rows [first, end) = source's plus each move's deltas at its target's weight,
     target by target (none at weight 0), a sparse target's through its vertices within the
     range; then, to `renormalize`, each row over its length (zero kept zero). binary32, as
-    the numpy code it replaced: each delta times its weight, added."""
+    the numpy code it replaced: each delta times its weight, added. A row's bits come from
+    its own source row and its deltas in move order alone, so ranges cut anywhere (spans on
+    several threads) give the bits of the whole range."""
     width = np.uint64(target.shape[1])
     begin, stop = np.uint64(first), np.uint64(end)       # unsigned: no index wraparound
     for v in range(begin, stop):

@@ -40,7 +40,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..core import args, container, names
+from ..core import args, container, names, threads
 from ..core.container import Container, FileKind
 from ..core.errors import CapacityError, FormatError, InvalidError
 from ..core.limits import MAX_NAME_BYTES
@@ -49,6 +49,7 @@ from .kernels import morph
 
 FORMAT_VERSION = 1
 FORMAT_MINOR = 0
+SPAN_VERTICES = 4096          # vertices a thread at least: a thread's start costs ~20 us
 MAX_MORPH_ATTRIBUTES = 32     # MANI_MAX_MORPH_ATTRIBUTES: one bit each in a target's mask
 NO_CHANNEL = 0xFFFFFFFF       # MANI_NO_CHANNEL
 HEAD = struct.Struct("<IIII")
@@ -525,7 +526,9 @@ def apply_morph_targets(job: MorphJob) -> None:
     """maniApplyMorphTargets: each stream's vertices plus its attribute's deltas at the target
     weights, target by target in order (a dense target and a sparse one of the same deltas
     add the same bits, whatever the range), then every normal and tangent of the range
-    renormalized, zero kept zero. Checks everything before writing anything."""
+    renormalized, zero kept zero. Checks everything before writing anything. A large
+    range runs in spans on both cores (core.threads): each vertex on its own, the same
+    bits on any thread count."""
     if not isinstance(job, MorphJob):
         raise InvalidError("not a morph job")
     mt = job.targets
@@ -552,8 +555,11 @@ def apply_morph_targets(job: MorphJob) -> None:
     for semantic, index, width, source, target in streams:
         attribute = mt._attribute_of.get((int(semantic), index))
         moves = _NO_MOVES if attribute is None else mt._moves[attribute]
-        morph(source, target, first, end, moves, weights, mt.deltas, mt._indices,
-              semantic in RENORMALIZED)
+        renormalize = semantic in RENORMALIZED
+
+        def span(lo, hi):
+            morph(source, target, lo, hi, moves, weights, mt.deltas, mt._indices, renormalize)
+        threads.run_spans(span, first, end, SPAN_VERTICES, [target], [source, target])
 
 
 _NO_MOVES = np.zeros((0, 5), np.int64)

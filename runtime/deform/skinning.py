@@ -24,6 +24,9 @@ normals are renormalized, zero where they collapse. A vertex without weight is c
 The work is a compiled pass over the range, vertex by vertex (skinning_kernels), after the
 checks here: a vertex's bits depend on nothing else, so jobs over disjoint ranges give the
 bits of one job over all, and run at once on several threads (the kernel holds no GIL).
+A job of many vertices is itself cut into spans on both cores (core.threads) for the
+methods whose vertices need nothing worked out first (linear, dual quaternion, blended):
+the same bits on any number of threads.
 """
 from __future__ import annotations
 
@@ -34,12 +37,14 @@ from typing import Sequence
 import numpy as np
 
 from . import kernels as kernels
-from ..core import args
+from ..core import args, threads
 from ..core.errors import InvalidError
 from .influences import Influences
 from ..core.scratch import Scratch, thread_scratch, vertex_range
 
 DUAL_QUATERNION_FLOATS = kernels.DUAL_FLOATS
+SPAN_VERTICES = 8192        # vertices a thread at least: a thread's start costs ~20 us
+SPAN_JOINTS = 64            # joints a thread at least (~1 us each): 80 gain less than a handoff
 
 
 class StreamKind(IntEnum):
@@ -181,9 +186,16 @@ def _run(job, method: int, needs_palette: bool, needs_dual: bool, needs_centers:
         work, centers = ws.rows("skin.work", dq.shape[0], kernels.PARTS_FLOATS), inf.centers
     if method == kernels.BLENDED:
         blend = inf.dq_weights
+    skin = kernels.SKIN[method]
     for (ps, pt), (ns, nt), (ds0, dt0), (ds1, dt1) in _passes(streams):
-        kernels.SKIN[method](first, end, inf.joints, weights, inf.counts, palette, dual, work,
-                             centers, blend, ps, pt, ns, nt, ds0, dt0, ds1, dt1)
+        def span(lo, hi):
+            skin(lo, hi, inf.joints, weights, inf.counts, palette, dual, work, centers, blend,
+                 ps, pt, ns, nt, ds0, dt0, ds1, dt1)
+        if work is None:        # vertex by vertex alone: the same bits on any thread count
+            rows = [a for a in (ps, pt, ns, nt, ds0, dt0, ds1, dt1) if a is not None]
+            threads.run_spans(span, first, end, SPAN_VERTICES, rows[1::2], rows)
+        else:                   # the call's table is worked out by the kernel, once
+            span(first, end)
 
 
 _NONE = (None, None)
@@ -256,7 +268,10 @@ def palette_to_dual_quaternions(palette, out=None) -> np.ndarray:
     if not np.isfinite(p).all():
         raise InvalidError("a palette matrix not finite")
     result = _out(out, (p.shape[0], DUAL_QUATERNION_FLOATS))
-    kernels.dual_quaternions(p, result)
+
+    def span(lo, hi):           # each joint on its own: the same bits on any thread count
+        kernels.dual_quaternions(p[lo:hi], result[lo:hi])
+    threads.run_spans(span, 0, p.shape[0], SPAN_JOINTS)
     return result
 
 

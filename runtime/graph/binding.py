@@ -27,6 +27,8 @@ from .update.driver import STEP_MAKERS
 from ..core.limits import NO_TRACK
 from ..core.memory import caller_block
 from ..mapping.mirror import MirrorMap
+from ..mapping.retarget import RetargetMap
+from ..mapping.retarget_clip import carried_moves, root_turns
 from ..physics.spring import SpringSet
 from .springs import spring_values
 from .solving import body_solve
@@ -60,7 +62,7 @@ class ClipRun:
     __slots__ = ("node", "base", "slot", "clip", "duration", "repeat", "speed", "sync", "leader",
                  "all_events", "event_times", "event_names", "marker_times", "marker_names",
                  "moves", "samples", "dots", "tracked", "whole", "fill", "additive", "offset",
-                 "samples_soa", "fill_soa")
+                 "samples_soa", "fill_soa", "map")
 
 
 class MachineRun:
@@ -90,25 +92,32 @@ class GraphBinding:
         size = None if size is None else args.count(size, "size")
         buf = None if memory is None else caller_block(memory, size, need, "a binding")
         record = []
+        # map slots first (a mapped clip slot binds against its map's source), recorded after
+        # the spring sets as the layout above gives
+        maps_at = (graph.clip_count + len(graph.database_identities) + len(graph.model_identities)
+                   + len(graph.spring_set_identities))
+        self.maps, map_record = self._bind_maps(graph, assets, sk, maps_at)
         clips = []
         for k, identity in enumerate(graph.clip_identities):
             additive = bool(graph.clip_flags[k] & CLIP_ADDITIVE)
+            m = graph.clip_maps[k]
+            of = sk.identity if m == NO_TRACK else self.maps[m][0].source_identity
             place = _find(assets.clips, lambda c: is_open(c) and c.identity == identity
-                          and c.skeleton_identity == sk.identity and c.is_additive == additive)
+                          and c.skeleton_identity == of and c.is_additive == additive)
             if place is None:
                 raise _unbound(f"clip slot {k} ({graph.clip_name(k)}): no clip binds it", len(record))
             clips.append(_listed(assets.clips)[place])
             record.append(place)
         for what, identities, items in (("database", graph.database_identities, assets.databases),
                                         ("model", graph.model_identities, assets.models),
-                                        ("spring set", graph.spring_set_identities, assets.spring_sets),
-                                        ("map", graph.map_identities, assets.retarget_maps)):
+                                        ("spring set", graph.spring_set_identities, assets.spring_sets)):
             for k, identity in enumerate(identities):
                 place = _find(items, lambda a: getattr(a, "identity", None) == identity
-                              and (what == "map" or getattr(a, "skeleton_identity", None) == sk.identity))
+                              and getattr(a, "skeleton_identity", None) == sk.identity)
                 if place is None:
                     raise _unbound(f"{what} slot {k}: no asset binds it", len(record))
                 record.append(place)
+        record += map_record
         self.spring_sets = []
         for k, identity in enumerate(graph.spring_set_identities):
             s = _listed(assets.spring_sets)[record[len(clips) + len(graph.database_identities)
@@ -126,7 +135,17 @@ class GraphBinding:
                 raise InvalidError("a mirror map of another skeleton")
             mirror = 0
             self.mirror_map = m
-        roots = {c.root_motion_fields[0] for c in clips if c.has_root_motion}
+        roots = set()
+        for k, c in enumerate(clips):
+            if c.has_root_motion:
+                bone = c.root_motion_fields[0]
+                m = graph.clip_maps[k]
+                if m != NO_TRACK:
+                    bone = self.maps[m][0].follower(bone)
+                    if bone < 0:
+                        raise InvalidError(f"clip slot {k}: no bone of the graph's skeleton follows "
+                                           "its root motion bone alone")
+                roots.add(bone)
         if len(roots) > 1:
             raise InvalidError(f"clips whose root motion names different bones: {sorted(roots)}")
         self.bodies = {}
@@ -149,10 +168,45 @@ class GraphBinding:
         self.buffer = buf
         self._compile()
 
+    @staticmethod
+    def _bind_maps(graph: Graph, assets, sk: Skeleton, at: int):
+        """Each map slot's (map, source skeleton): the map of its identity among the maps,
+        made from its source skeleton for the graph's, and that skeleton among the source
+        skeletons; and the record's places (the map's, in the maps)."""
+        bound, record = [], []
+        for k, (identity, source) in enumerate(zip(graph.map_identities, graph.map_source_identities)):
+            place = _find(assets.retarget_maps, lambda m: isinstance(m, RetargetMap) and m.is_open
+                          and m.identity == identity and m.source_identity == source)
+            if place is None:
+                raise _unbound(f"map slot {k}: no retargeting map binds it", at + k)
+            m = _listed(assets.retarget_maps)[place]
+            if m.target_identity != sk.identity or m.target_bone_count != sk.bone_count:
+                raise InvalidError(f"map slot {k}: a map made for another skeleton")
+            found = _find(assets.source_skeletons, lambda s: isinstance(s, Skeleton)
+                          and s.identity == source and s.bone_count == m.source_bone_count)
+            if found is None:
+                raise _unbound(f"map slot {k}: its map's source skeleton is not among the source "
+                               "skeletons", at + k)
+            src = _listed(assets.source_skeletons)[found]
+            src.check_parents()
+            bound.append((m, src))
+            record.append(place)
+        return bound, record
+
     # ---- sizes
     @property
     def instance_size(self) -> int:
         return self.instance_bytes
+
+    @property
+    def transfer_bytes(self) -> int:
+        """The scratch one mapped clip's transfer takes: two poses of the largest source
+        skeleton (the sample, then its locals bone by bone), a pose of the graph's and the
+        map's scratch (0 without map slots)."""
+        if not self.maps:
+            return 0
+        ns = max(m.source_bone_count for m, _ in self.maps)
+        return 80 * ns + 40 * self.skeleton.bone_count + max(m.scratch_size for m, _ in self.maps)
 
     def _compile(self) -> None:
         g = self.graph
@@ -164,7 +218,7 @@ class GraphBinding:
         self.whole = layout.whole_array
         self.parameter_base = layout.parameters
         self.instance_bytes = instance_size(layout, n)
-        self.scratch_bytes = 40 * n * (g.slot_count + 4) + 4 * n * 4
+        self.scratch_bytes = 40 * n * (g.slot_count + 4) + 4 * n * 4 + self.transfer_bytes
         self.subset_bytes = 32 + 4 * n
         nodes = g.nodes
         count = len(nodes)
@@ -303,17 +357,28 @@ class GraphBinding:
         markers = [clip.marker(i) for i in range(clip.marker_count)]
         r.marker_times = [m.time for m in markers]
         r.marker_names = [m.name for m in markers]
-        r.moves = clip.moves.astype(np.float64).tolist() if clip.has_root_motion else None
-        r.samples, dots = clip.decoded(self.skeleton)     # a compressed clip's, decoded once
+        m = self.graph.clip_maps[d.slot]
+        r.map = None if m == NO_TRACK else self.maps[m]     # sampled on its source, carried
+        of = self.skeleton if r.map is None else r.map[1]
+        r.moves = None
+        if clip.has_root_motion:
+            moves = clip.moves.astype(np.float64)
+            if r.map is not None:       # the follower's moves, as a baked retargeted clip's
+                mp, src = r.map
+                bone = clip.root_motion_fields[0]
+                moves = carried_moves(mp, *root_turns(mp, src, self.skeleton, bone, mp.follower(bone)),
+                                      moves)
+            r.moves = moves.tolist()
+        r.samples, dots = clip.decoded(of)      # a compressed clip's, decoded once
         # one more row of dot products, for the last sample (a clip of one sample uses it)
         r.dots = np.vstack([dots, np.ones((1, clip.tracked_bone_count), np.float32)])
         tracked = clip.tracked_bones
-        n = self.skeleton.bone_count
-        r.whole = tracked.size == n
+        n = of.bone_count
+        r.whole = tracked.size == n and r.map is None
         r.tracked = tracked
         r.additive = clip.is_additive
         r.fill = (np.tile(IDENTITY, (n, 1)).astype(np.float32) if clip.is_additive
-                  else self.skeleton.rests.astype(np.float32))
+                  else of.rests.astype(np.float32))
         return r
 
     def _machine_run(self, k: int, node, base: int) -> MachineRun:

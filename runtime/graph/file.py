@@ -100,6 +100,7 @@ class Graph:
         maps = c.array(b"RMAP", "<u8", (nr, 2))
         self.map_identities = [int(v) for v in maps[:, 0]]
         self.map_source_identities = [int(v) for v in maps[:, 1]]
+        _check_map_slots(c, self.map_identities, self.clip_maps)
         masks = c.array(b"MASK", "<f4", (nk, bones))
         bad = np.flatnonzero(~((masks >= 0) & (masks <= 1)).reshape(-1))
         if bad.size:
@@ -244,6 +245,17 @@ def _clip_slots(c: Container, count: int, maps: int):
         flags.append(f)
         slot_maps.append(m)
     return identities, flags, slot_maps
+
+
+def _check_map_slots(c: Container, identities: list, clip_maps: list) -> None:
+    """Each map slot a distinct map that some clip slot names (the build gives one to each
+    map the clip slots name, and no more)."""
+    base = c.offset_of(b"RMAP")
+    named = set(clip_maps)
+    for k, identity in enumerate(identities):
+        if identity in identities[:k] or k not in named:
+            raise FormatError(f"map slot {k}: a map listed twice or named by no clip slot",
+                              base + MAP_SLOT.size * k)
 
 
 def _database_slots(c: Container, count: int, clips: int):

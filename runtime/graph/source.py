@@ -156,7 +156,9 @@ class ParameterSource:
 class ClipSlotSource:
     """A clip slot: the opened clip a graph plays under a name. With all_events its clip
     nodes list their events at any weight above 0, not only past GRAPH_EVENT_THRESHOLD.
-    A retargeting map slot arrives with retargeting."""
+    With a retarget_map (an opened RetargetMap made for the graph's skeleton) the clip is one
+    of the map's source skeleton, sampled on it and carried through the map as it plays;
+    the build gives each distinct map a map slot."""
 
     name: str | bytes
     clip: Any

@@ -407,7 +407,9 @@ def chain(parents, rests, locals_, root, end, params, iterations, kinds, bones, 
             for i in range(jr, je):
                 origin = point(pos, i)
                 there = (targets[i + 1, 0], targets[i + 1, 1], targets[i + 1, 2])
-                bone, wish = sub(point(pos, i + 1), origin), sub(there, origin)
+                # the bone as the turns above left it (place i + 1 is stale until refreshed)
+                bone = applied(lin, i, (loc[i + 1, 0], loc[i + 1, 1], loc[i + 1, 2]))
+                wish = sub(there, origin)
                 if length(bone) > TINY and length(wish) > TINY:
                     turn(loc, pos, rot, lin, i, arc(bone, wish))
                 _limit(loc, pos, rot, lin, i, rests, path, kinds, places, data, axes,

@@ -15,10 +15,12 @@ MAX_AIM_BONES = 8               # MANI_MAX_AIM_BONES
 AIM_MAX_CONE = math.pi          # MANI_AIM_MAX_CONE, radians
 
 # A turn of a bone under this many radians is not written: the bone keeps its bits. Binary32
-# holds a unit quaternion to about 6e-8 a component, so re-solving a solve's own result finds
-# corrections of a few 1e-7 rad that are rounding, not motion; 2e-6 rad moves a chain's end
-# by 2e-6 of its length, five times finer than REACH.
-KEEP_ANGLE = 2e-6
+# holds a unit quaternion to about 6e-8 a component, and re-solving a solve's own result
+# finds corrections of up to some 1e-6 rad (a nearly straight chain's acos amplifies the
+# rounding; 1 case in 10,000 random two-bone problems went past 5e-6): rounding, not
+# motion. 1e-5 rad moves a chain's end by 1e-5 of its length.
+KEEP_ANGLE = 1e-5
 # A two-bone or aim solve reached its goal when the end (the forward line) lies within this
-# fraction of the chain's length (of the goal's distance) from it.
-REACH = 1e-5
+# fraction of the chain's length (of the goal's distance) from it: past what the turns
+# KEEP_ANGLE leaves unwritten can leave (two bones' worth).
+REACH = 3e-5

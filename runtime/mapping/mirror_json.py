@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import args
 from ..core.builder import Builder, enter_build
 from ..core.errors import InvalidError
-from ..core.json_text import GraphForm, JsonObject, Value, dump, form_error, parse
+from ..core.json_text import GraphForm, JsonObject, Value, dump, form_error, parse, text_bytes
 from ..core.limits import NO_BONE
 from ..pose.skeleton import Skeleton
 from .mirror_build import MirrorAxis, MirrorMapSource, MirrorRule, RulePlace, check, layout
@@ -152,12 +151,7 @@ def build_mirror_map_json(builder: Builder, text, skeleton: Skeleton) -> bytes:
     builder.enter()
     if not isinstance(skeleton, Skeleton) or not skeleton.is_open:
         raise builder.refuse("no opened skeleton")
-    if text is None:
-        raise builder.refuse("no text")
-    try:
-        raw = args.name(text, "text") if isinstance(text, str) else args.byte_view(text, "text").tobytes()
-    except InvalidError as exc:
-        raise builder.refuse(str(exc)) from None
+    raw = text_bytes(builder, text)
     data = layout(check(builder, read_text(raw, skeleton)))
     builder.keep(data, "mirror map")
     return data

@@ -63,7 +63,7 @@ def _retargeted_samples(m: RetargetMap, src: Skeleton, tgt: Skeleton, clip: Clip
                                 lambda a, b: m.retarget_pose(src, a, tgt, b, scratch), "carried")
 
 
-def _turns(m: RetargetMap, src: Skeleton, tgt: Skeleton, bone: int, follower: int):
+def root_turns(m: RetargetMap, src: Skeleton, tgt: Skeleton, bone: int, follower: int):
     """The source bone's parent's and the follower's parent's reference model rotations."""
     identity = np.array([0.0, 0.0, 0.0, 1.0])
     ps, pt = src.parent(bone), tgt.parent(follower)
@@ -95,7 +95,7 @@ def _root_motion(m: RetargetMap, src: Skeleton, tgt: Skeleton, clip: Clip):
     if follower < 0:
         raise InvalidError("no target bone follows the root motion bone alone",
                            reason=BuildReason.RootMotion, item=NO_BONE)
-    s_turn, t_turn = _turns(m, src, tgt, bone, follower)
+    s_turn, t_turn = root_turns(m, src, tgt, bone, follower)
     moves = carried_moves(m, s_turn, t_turn, clip.moves)
     turn = np.abs(qmatrix(quat_mul(quat_conj(t_turn[None]), s_turn[None])[0]))
     target = turn.argmax(axis=0)            # [row: the follower parent's axis, column: the source's]

@@ -29,10 +29,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import args
 from ..core.builder import Builder, enter_build
 from ..core.errors import BuildReason, InvalidError
-from ..core.json_text import GraphForm, JsonObject, Value, dump, form_error, parse
+from ..core.json_text import GraphForm, JsonObject, Value, dump, form_error, parse, text_bytes
 from ..core.limits import NO_BONE
 from ..pose.skeleton import Skeleton
 from .retarget_build import (RetargetChain, RetargetChainMode, RetargetMapSource, RetargetPair,
@@ -189,12 +188,7 @@ def build_retarget_map_json(builder: Builder, text, source: Skeleton, target: Sk
     for sk in (source, target):
         if not isinstance(sk, Skeleton) or not sk.is_open:
             raise builder.refuse("no opened skeleton")
-    if text is None:
-        raise builder.refuse("no text")
-    try:
-        raw = args.name(text, "text") if isinstance(text, str) else args.byte_view(text, "text").tobytes()
-    except InvalidError as exc:
-        raise builder.refuse(str(exc)) from None
+    raw = text_bytes(builder, text)
     read, places = read_text(raw, source, target)
     try:
         data = layout(check(builder, read))

@@ -93,7 +93,7 @@ class MotionDatabase:
         clips = c.array(b"DCLP", "<u8", (nclips,))
         chans = c.array(b"DCHN", CHANNEL, (nchannels,))
         times = c.array(b"DTIM", "<f4", (ntimes,))
-        self._check_channels(c, chans, times, ntracks, width)
+        check_channels(c, chans, times, ntracks, width, c.offset_of(b"DHDR", 36))
         self.names = names.NameTable(c, b"T", ntracks)
         ents = c.array(b"DENT", ENTRY, (nentries,))
         self._check_entries(c, ents, nclips, rate, nframes)
@@ -180,44 +180,6 @@ class MotionDatabase:
         self.data = buf
 
     # ---- the open's checks
-    @staticmethod
-    def _check_channels(c: Container, chans, times, ntracks: int, width: int) -> None:
-        at = c.offset_of(b"DCHN")
-        time_at = feature_at = 0
-        for i, ch in enumerate(chans):
-            base = at + CHANNEL.itemsize * i
-            kind = int(ch["kind"])
-            if kind > MatchChannelKind.float_track:
-                raise FormatError("an unknown channel kind", base)
-            if int(ch["first_time"]) != time_at:
-                raise FormatError("a channel's times not after the one before's", base + 8)
-            count = int(ch["time_count"])
-            if not 1 <= count <= MAX_MATCH_TIMES or time_at + count > times.size:
-                raise FormatError("a channel's time count out of range", base + 12)
-            if int(ch["first_feature"]) != feature_at:
-                raise FormatError("a channel's features not after the one before's", base + 16)
-            weight = float(ch["weight"])
-            if not (np.isfinite(weight) and weight > 0):
-                raise FormatError("a weight not finite or not above 0", base + 20)
-            track = int(ch["track"])
-            if (kind == MatchChannelKind.float_track) != (track != NO_TRACK) or \
-                    (track != NO_TRACK and track >= ntracks):
-                raise FormatError("a track name on the wrong kind or past the names", base + 24)
-            if ch["reserved"]:
-                raise FormatError("reserved field set", base + 28)
-            t = times[time_at:time_at + count]
-            place = _first(~(np.abs(t) <= MAX_MATCH_REACH))
-            if place is not None:
-                raise FormatError("a channel time not finite or past MAX_MATCH_REACH",
-                                  c.offset_of(b"DTIM", 4 * (time_at + place)))
-            time_at += count
-            feature_at += DIMENSIONS[MatchChannelKind(kind)] * count
-        if time_at != times.size:
-            raise FormatError("times no channel takes", c.size_field(b"DTIM"))
-        if feature_at != width:
-            raise FormatError(f"channels of {feature_at} features, not {width}",
-                              c.offset_of(b"DHDR", 36))
-
     @staticmethod
     def _check_entries(c: Container, ents, nclips: int, rate: float, nframes: int) -> None:
         at = c.offset_of(b"DENT")
@@ -337,3 +299,43 @@ def opened(database, what: str = "database") -> MotionDatabase:
     if not isinstance(database, MotionDatabase) or not database.is_open:
         raise InvalidError(f"{what} is not an opened motion database")
     return database
+
+
+def check_channels(c: Container, chans, times, ntracks: int, width: int, width_at: int) -> None:
+    """A database's channel records (a motion database's, or a learned model's copy of
+    them) against their times and features: FormatError at the first wrong byte, the
+    feature count's own field (`width_at`) when the channels do not add up to it."""
+    at = c.offset_of(b"DCHN")
+    time_at = feature_at = 0
+    for i, ch in enumerate(chans):
+        base = at + CHANNEL.itemsize * i
+        kind = int(ch["kind"])
+        if kind > MatchChannelKind.float_track:
+            raise FormatError("an unknown channel kind", base)
+        if int(ch["first_time"]) != time_at:
+            raise FormatError("a channel's times not after the one before's", base + 8)
+        count = int(ch["time_count"])
+        if not 1 <= count <= MAX_MATCH_TIMES or time_at + count > times.size:
+            raise FormatError("a channel's time count out of range", base + 12)
+        if int(ch["first_feature"]) != feature_at:
+            raise FormatError("a channel's features not after the one before's", base + 16)
+        weight = float(ch["weight"])
+        if not (np.isfinite(weight) and weight > 0):
+            raise FormatError("a weight not finite or not above 0", base + 20)
+        track = int(ch["track"])
+        if (kind == MatchChannelKind.float_track) != (track != NO_TRACK) or \
+                (track != NO_TRACK and track >= ntracks):
+            raise FormatError("a track name on the wrong kind or past the names", base + 24)
+        if ch["reserved"]:
+            raise FormatError("reserved field set", base + 28)
+        t = times[time_at:time_at + count]
+        place = _first(~(np.abs(t) <= MAX_MATCH_REACH))
+        if place is not None:
+            raise FormatError("a channel time not finite or past MAX_MATCH_REACH",
+                              c.offset_of(b"DTIM", 4 * (time_at + place)))
+        time_at += count
+        feature_at += DIMENSIONS[MatchChannelKind(kind)] * count
+    if time_at != times.size:
+        raise FormatError("times no channel takes", c.size_field(b"DTIM"))
+    if feature_at != width:
+        raise FormatError(f"channels of {feature_at} features, not {width}", width_at)

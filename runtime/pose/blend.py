@@ -51,26 +51,33 @@ def _check_output(pose, skeleton: Skeleton, what: str) -> None:
         raise InvalidError(f"{what} is read-only")
 
 
-def _layer_weights(layers: Sequence[BlendLayer], n: int) -> np.ndarray:
-    """(layers, n) weight of each layer on each bone, each factor checked to lie in [0, 1]."""
-    scalars, masks = [], []
+def _weight(value, i: int) -> float:
+    """A layer's weight, checked to lie in [0, 1] (a float's check first: the usual)."""
+    if type(value) is not float:
+        value = args.real(value, f"layer {i} weight")
+    if not 0.0 <= value <= 1.0:
+        raise InvalidError(f"layer {i}: weight {value} outside 0 to 1")
+    return value
+
+
+def _layer_weights(layers: Sequence[BlendLayer], n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each layer's weight (layers,) and, when a layer has bone weights, every layer's
+    (layers, n) (ones where it has none; else (0, n)), each factor checked to lie in
+    [0, 1]: a layer's weight on a bone is their product, as the kernels take it."""
+    scalars = np.array([_weight(layer.weight, i) for i, layer in enumerate(layers)],
+                       dtype=np.float64)
+    if all(layer.bone_weights is None for layer in layers):
+        return scalars, _NO_MASKS[:, :n]
+    masks = np.ones((len(layers), n), dtype=np.float64)
     for i, layer in enumerate(layers):
-        weight = args.real(layer.weight, f"layer {i} weight")
-        if not 0.0 <= weight <= 1.0:
-            raise InvalidError(f"layer {i}: weight {weight} outside 0 to 1")
-        scalars.append(weight)
         if layer.bone_weights is None:
             continue
         bw = args.floats(layer.bone_weights, (n,), f"layer {i} bone weights", dtype=np.float64,
                          allow_nonfinite=True)
         if not ((bw >= 0) & (bw <= 1)).all():
             raise InvalidError(f"layer {i}: a bone weight outside 0 to 1")
-        masks.append((i, bw))
-    w = np.empty((len(scalars), n), dtype=np.float64)
-    w.T[...] = scalars
-    for i, bw in masks:
-        w[i] *= bw
-    return w
+        masks[i] = bw
+    return scalars, masks
 
 
 def _stacked(layers: Sequence[BlendLayer], n: int) -> np.ndarray:
@@ -83,6 +90,7 @@ def _stacked(layers: Sequence[BlendLayer], n: int) -> np.ndarray:
     return np.array([layer.pose.locals for layer in layers])
 
 
+_NO_MASKS = np.zeros((0, 1 << 16), dtype=np.float64)   # no layer has bone weights
 _IDENTITY_REST = IDENTITY[None]     # a difference's rest, the one row every bone shares
 _IDENTITY_REST.flags.writeable = False      # read-only, as a skeleton's rests: one kernel type
 
@@ -98,60 +106,74 @@ def _qmul(ax, ay, az, aw, bx, by, bz, bw):
             aw * bw - ax * bx - ay * by - az * bz)
 
 
-@kernel(inner=True)
+@kernel(inner=True, inline=True)
+def _weight_on(scalars, masks, i, b):
+    """Layer i's weight on bone b: its weight times its bone weight, if any layer has them."""
+    return scalars[i] * masks[i, b] if masks.shape[0] else scalars[i]
+
+
+@kernel(inner=True, inline=True)
 def _join(acc, row, share):
-    """Adds a layer's row at its share to a bone's binary64 sums: translation and scale as
-    they are, the rotation on the arc agreeing with the sum so far (a dot of -0 or 0 agrees)."""
-    dot = acc[3] * np.float64(row[3]) + acc[4] * np.float64(row[4]) + \
-        acc[5] * np.float64(row[5]) + acc[6] * np.float64(row[6])
+    """A bone's binary64 sums (a 10-tuple) with a layer's row added at its share:
+    translation and scale as they are, the rotation on the arc agreeing with the sum so far
+    (a dot of -0 or 0 agrees)."""
+    r = (np.float64(row[0]), np.float64(row[1]), np.float64(row[2]), np.float64(row[3]),
+         np.float64(row[4]), np.float64(row[5]), np.float64(row[6]), np.float64(row[7]),
+         np.float64(row[8]), np.float64(row[9]))
+    dot = acc[3] * r[3] + acc[4] * r[4] + acc[5] * r[5] + acc[6] * r[6]
     turned = -share if dot < 0.0 else share
-    for c in range(10):
-        acc[c] += (turned if 3 <= c < 7 else share) * np.float64(row[c])
+    return (acc[0] + share * r[0], acc[1] + share * r[1], acc[2] + share * r[2],
+            acc[3] + turned * r[3], acc[4] + turned * r[4], acc[5] + turned * r[5],
+            acc[6] + turned * r[6], acc[7] + share * r[7], acc[8] + share * r[8],
+            acc[9] + share * r[9])
+
+
+_NO_SUMS = (0.0,) * 10
 
 
 @kernel
-def _blend(locals_, weights, threshold, rest, out):
-    """blend_poses's arithmetic: (k, n, 10) layers at (k, n) weights into (n, 10) `out`;
-    `rest` is (n, 10), or (1, 10) for one rest every bone shares.
+def _blend(locals_, scalars, masks, threshold, rest, out):
+    """blend_poses's arithmetic: (k, n, 10) layers at their weights (_weight_on) into
+    (n, 10) `out`; `rest` is (n, 10), or (1, 10) for one rest every bone shares.
 
     Each bone on its own: a layer's share is its weight / max(total, threshold) (0 where
     that is 0), the rest joins last where the shares fall short of 1, taking what is left;
     the rotation sum is normalized, the rest's rotation kept where its length is 0 or NaN.
-    A bone no layer weighs takes its rest as it is, bit for bit (the spec's words)."""
-    k, n = weights.shape
-    acc = np.empty(10)
+    A bone no layer weighs takes its rest as it is, bit for bit (the spec's words). The
+    sums are a tuple, kept in registers (an array of them cost the blend half its time)."""
+    k, n = locals_.shape[0], locals_.shape[1]
     for b in range(n):
         total = 0.0
         for i in range(k):
-            total += weights[i, b]
+            total += _weight_on(scalars, masks, i, b)
         divisor = max(total, threshold)
-        acc[:] = 0.0
+        acc = _NO_SUMS
         taken = 0.0
         for i in range(k):
-            share = weights[i, b] / divisor if divisor > 0.0 else 0.0
+            share = _weight_on(scalars, masks, i, b) / divisor if divisor > 0.0 else 0.0
             taken += share
-            _join(acc, locals_[i, b], share)
+            acc = _join(acc, locals_[i, b], share)
         r = rest[b if rest.shape[0] > 1 else 0]
         if taken == 0.0:
             for c in range(10):
                 out[b, c] = r[c]
             continue
         if taken != 1.0:
-            _join(acc, r, 1.0 - taken)
+            acc = _join(acc, r, 1.0 - taken)
         length = math.sqrt(acc[3] * acc[3] + acc[4] * acc[4] + acc[5] * acc[5] + acc[6] * acc[6])
-        for c in range(10):
-            if not 3 <= c < 7:
-                out[b, c] = np.float32(acc[c])
-            elif length > 0.0:
-                out[b, c] = np.float32(acc[c] / length)
-            else:
-                out[b, c] = r[c]
+        out[b, 0], out[b, 1], out[b, 2] = np.float32(acc[0]), np.float32(acc[1]), np.float32(acc[2])
+        out[b, 7], out[b, 8], out[b, 9] = np.float32(acc[7]), np.float32(acc[8]), np.float32(acc[9])
+        if length > 0.0:
+            out[b, 3], out[b, 4] = np.float32(acc[3] / length), np.float32(acc[4] / length)
+            out[b, 5], out[b, 6] = np.float32(acc[5] / length), np.float32(acc[6] / length)
+        else:
+            out[b, 3], out[b, 4], out[b, 5], out[b, 6] = r[3], r[4], r[5], r[6]
 
 
 @kernel(inner=True)
-def _bone_difference(a, b, d):
-    """One bone's difference of row a from basis row b into row d (which may be either: every
-    input is read before the first write): t - t_b, r_b^-1 r normalized, s / s_b."""
+def _bone_difference(a, b):
+    """One bone's difference of row a from basis row b, as a binary32 10-tuple: t - t_b,
+    r_b^-1 r normalized, s / s_b."""
     ax, ay, az, aw = np.float64(a[3]), np.float64(a[4]), np.float64(a[5]), np.float64(a[6])
     bx, by, bz, bw = np.float64(b[3]), np.float64(b[4]), np.float64(b[5]), np.float64(b[6])
     t0, t1, t2 = (np.float64(a[0]) - np.float64(b[0]), np.float64(a[1]) - np.float64(b[1]),
@@ -160,42 +182,43 @@ def _bone_difference(a, b, d):
                   np.float64(a[9]) / np.float64(b[9]))
     qx, qy, qz, qw = _qmul(-bx, -by, -bz, bw, ax, ay, az, aw)
     length = math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
-    d[0], d[1], d[2] = np.float32(t0), np.float32(t1), np.float32(t2)
-    d[3], d[4] = np.float32(qx / length), np.float32(qy / length)
-    d[5], d[6] = np.float32(qz / length), np.float32(qw / length)
-    d[7], d[8], d[9] = np.float32(s0), np.float32(s1), np.float32(s2)
+    return (np.float32(t0), np.float32(t1), np.float32(t2), np.float32(qx / length),
+            np.float32(qy / length), np.float32(qz / length), np.float32(qw / length),
+            np.float32(s0), np.float32(s1), np.float32(s2))
 
 
 @kernel
 def _difference(pose, basis, out):
     """compute_pose_difference's arithmetic: the first bone whose difference is not finite
     in binary32, with nothing written; else -1, every bone written. Two passes of the same
-    operations, so a refusal leaves `out` (which may be the pose or the basis) as it was."""
-    d = np.empty(10, dtype=np.float32)
+    operations, so a refusal leaves `out` (which may be the pose or the basis) as it was;
+    a bone's rows are read before its row of `out` is written."""
     for b in range(pose.shape[0]):
-        _bone_difference(pose[b], basis[b], d)
+        d = _bone_difference(pose[b], basis[b])
         for c in range(10):
             if not np.isfinite(d[c]):
                 return b
     for b in range(pose.shape[0]):
-        _bone_difference(pose[b], basis[b], out[b])
+        d = _bone_difference(pose[b], basis[b])
+        for c in range(10):
+            out[b, c] = d[c]
     return -1
 
 
 @kernel
-def _add(pose, differences, weights):
-    """add_layers's arithmetic on (n, 10) `pose` in place: (k, n, 10) differences at (k, n)
-    weights, in order, each bone on its own: t + w d_t; r times nlerp(1, d_r, w) with d_r
-    turned the short way (w d_r signed by d_w, plus 1 - w on w), normalized once per layer;
-    s (1 + w (d_s - 1))."""
-    k, n = weights.shape
+def _add(pose, differences, scalars, masks):
+    """add_layers's arithmetic on (n, 10) `pose` in place: (k, n, 10) differences at their
+    weights (_weight_on), in order, each bone on its own: t + w d_t; r times nlerp(1, d_r,
+    w) with d_r turned the short way (w d_r signed by d_w, plus 1 - w on w), normalized once
+    per layer; s (1 + w (d_s - 1))."""
+    k, n = differences.shape[0], differences.shape[1]
     for b in range(n):
         p = pose[b]
         tx, ty, tz = np.float64(p[0]), np.float64(p[1]), np.float64(p[2])
         qx, qy, qz, qw = np.float64(p[3]), np.float64(p[4]), np.float64(p[5]), np.float64(p[6])
         sx, sy, sz = np.float64(p[7]), np.float64(p[8]), np.float64(p[9])
         for i in range(k):
-            w = weights[i, b]
+            w = _weight_on(scalars, masks, i, b)
             d = differences[i, b]
             tx += w * np.float64(d[0])
             ty += w * np.float64(d[1])
@@ -240,8 +263,10 @@ def blend_poses(skeleton: Skeleton, layers: Sequence[BlendLayer], threshold: flo
     _check_output(out, skeleton, "the output")
     layers = args.records(layers, BlendLayer, "layers")
     for i, layer in enumerate(layers):
-        _check_pose(layer.pose, skeleton, f"layer {i}")
-        if layer.pose is out or np.may_share_memory(layer.pose.buffer, out.buffer):
+        given = layer.pose
+        if not (isinstance(given, Pose) and given.of(skeleton)):
+            _check_pose(given, skeleton, f"layer {i}")    # the error, named
+        if given is out or np.may_share_memory(given.buffer, out.buffer):
             raise InvalidError(f"layer {i} is the output")
     kinds = {layer.pose.is_difference for layer in layers}
     if len(kinds) > 1:
@@ -250,10 +275,10 @@ def blend_poses(skeleton: Skeleton, layers: Sequence[BlendLayer], threshold: flo
     if not 0.0 <= threshold <= 1.0:
         raise InvalidError(f"threshold {threshold} out of range")
     n = skeleton.bone_count
-    w = _layer_weights(layers, n)
+    scalars, masks = _layer_weights(layers, n)
     difference = kinds == {True}
-    _blend(_stacked(layers, n), w, threshold, _IDENTITY_REST if difference else skeleton.rests,
-           out.locals)
+    _blend(_stacked(layers, n), scalars, masks, threshold,
+           _IDENTITY_REST if difference else skeleton.rests, out.locals)
     out.mark_kind(difference)
 
 
@@ -320,10 +345,12 @@ def add_layers(pose: Pose, skeleton: Skeleton, layers: Sequence[BlendLayer]) -> 
         raise InvalidError("a difference as the pose")
     layers = args.records(layers, BlendLayer, "layers")
     for i, layer in enumerate(layers):
-        _check_pose(layer.pose, skeleton, f"layer {i}")
-        if not layer.pose.is_difference:
+        given = layer.pose
+        if not (isinstance(given, Pose) and given.of(skeleton)):
+            _check_pose(given, skeleton, f"layer {i}")    # the error, named
+        if not given.is_difference:
             raise InvalidError(f"layer {i} is not a difference")
     n = skeleton.bone_count
-    w = _layer_weights(layers, n)
-    _add(pose.locals, _stacked(layers, n), w)
+    scalars, masks = _layer_weights(layers, n)
+    _add(pose.locals, _stacked(layers, n), scalars, masks)
     pose.mark_stale()

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import args
+from ..core import args, threads
 from ..core.errors import CapacityError, FormatError, InvalidError
 from ..core.jit import kernel
 from ..core.memory import caller_block
@@ -31,6 +31,7 @@ MAGIC = np.frombuffer(b"POSE", dtype="<u4")[0]
 HEADER_BYTES = 32
 MODEL_CURRENT = 1
 DIFFERENCE = 2
+SPAN_POSES = 128        # poses a thread at least, in a batch: a thread's start costs ~20 us
 
 
 def pose_size(bone_count: int) -> int:
@@ -68,25 +69,24 @@ def _compose(parents, locals_, model):
         l10, l11, l12 = two * (x * y + z * w) * sx, (ww - xx + yy - zz) * sy, two * (y * z - x * w) * sz
         l20, l21, l22 = two * (x * z - y * w) * sx, two * (y * z + x * w) * sy, (ww - xx - yy + zz) * sz
         p = np.int64(parents[b])
-        m = model[b]
-        if p < b:
-            q = model[p]
+        if p < b:           # indexed whole, no row views: a view per bone costs its arithmetic
             for i in range(3):
-                a0, a1, a2 = q[i, 0], q[i, 1], q[i, 2]
-                m[i, 0] = a0 * l00 + a1 * l10 + a2 * l20
-                m[i, 1] = a0 * l01 + a1 * l11 + a2 * l21
-                m[i, 2] = a0 * l02 + a1 * l12 + a2 * l22
-                m[i, 3] = a0 * tx + a1 * ty + a2 * tz + q[i, 3]
+                a0, a1, a2 = model[p, i, 0], model[p, i, 1], model[p, i, 2]
+                model[b, i, 0] = a0 * l00 + a1 * l10 + a2 * l20
+                model[b, i, 1] = a0 * l01 + a1 * l11 + a2 * l21
+                model[b, i, 2] = a0 * l02 + a1 * l12 + a2 * l22
+                model[b, i, 3] = a0 * tx + a1 * ty + a2 * tz + model[p, i, 3]
         else:
-            m[0, 0], m[0, 1], m[0, 2], m[0, 3] = l00, l01, l02, tx
-            m[1, 0], m[1, 1], m[1, 2], m[1, 3] = l10, l11, l12, ty
-            m[2, 0], m[2, 1], m[2, 2], m[2, 3] = l20, l21, l22, tz
+            model[b, 0, 0], model[b, 0, 1], model[b, 0, 2], model[b, 0, 3] = l00, l01, l02, tx
+            model[b, 1, 0], model[b, 1, 1], model[b, 1, 2], model[b, 1, 3] = l10, l11, l12, ty
+            model[b, 2, 0], model[b, 2, 1], model[b, 2, 2], model[b, 2, 3] = l20, l21, l22, tz
 
 
 @kernel
 def _compose_batch(parents, locals_, model):
     """_compose for each of (poses, n, 10) locals into (poses, n, 3, 4) models: every pose
-    by the same operations, so a batch's poses equal the single poses bit for bit."""
+    by the same operations, so a batch's poses equal the single poses bit for bit, and
+    spans of the batch on several threads give the bits of one call."""
     for i in range(locals_.shape[0]):
         _compose(parents, locals_[i], model[i])
 
@@ -166,14 +166,24 @@ class Pose:
         self.compute_model(skeleton)
 
     def compute_model(self, skeleton: Skeleton) -> None:
-        """maniPose_ComputeModel."""
-        self._require(skeleton)
-        if self.is_difference:
+        """maniPose_ComputeModel: the checks of _require, then one kernel call (a per-frame
+        call: its Python is kept to what the spec's refusals need)."""
+        opened(skeleton)
+        head = self._head
+        n = skeleton.bone_count
+        if not (skeleton.identity == self._identity.item(0) and n == head.item(2)
+                and n == len(self.locals)):
+            raise InvalidError("a pose of another skeleton")
+        flags = head.item(1)
+        if flags & DIFFERENCE:
             raise InvalidError("a difference has no model")
-        self.mark_stale()           # and so it stays if the skeleton's bytes turn out wrong
-        skeleton.check_parents()     # FormatError for a parent changed to one not lower
+        try:
+            skeleton.check_parents()     # FormatError for a parent changed to one not lower
+        except FormatError:
+            head[1] = flags & ~MODEL_CURRENT
+            raise
         _compose(skeleton.parents, self.locals, self.model)
-        self._set_flags(MODEL_CURRENT)
+        head[1] = MODEL_CURRENT
 
     def copy_from(self, other: "Pose") -> None:
         if other.buffer.size != self.buffer.size:
@@ -271,7 +281,11 @@ class PoseBatch:
         if (self._head[:, 1] & DIFFERENCE).any():
             raise InvalidError("a difference has no model")
         skeleton.check_parents()
-        _compose_batch(skeleton.parents, self.locals, self.model)
+        parents, locals_, model = skeleton.parents, self.locals, self.model
+
+        def span(lo, hi):           # each pose on its own: the same bits on any thread count
+            _compose_batch(parents, locals_[lo:hi], model[lo:hi])
+        threads.run_spans(span, 0, locals_.shape[0], SPAN_POSES)
         self._head[:, 1] = MODEL_CURRENT
 
     def mark_kind(self, difference: bool, rows=None) -> None:

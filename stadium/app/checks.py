@@ -12,6 +12,7 @@ from ..battle.battle import MAX_TEAM, PHASES
 from ..battle.battler import POSE_PATHS
 from ..battle.battler_graph import BLENDS
 from ..battle.match import SAVE_VERSION
+from ..battle.trainer import GESTURES
 from ..errors import BadFile
 
 CONTROLLERS = ("human", "ai", "script")
@@ -185,6 +186,11 @@ def check_save(data, path: Path) -> dict:
             _whole(e["side"], f"{at}.side", 0, 1)
             _text(e["name"], f"{at}.name")
             _real(e["time"], f"{at}.time")
+        for side, t in enumerate(_list(data.get("trainers", []), "trainers", most=2)):
+            at = f"trainers[{side}]"
+            if _list(t, at, 2)[0] is not None and t[0] not in GESTURES:
+                raise _Wrong(f"{at}[0]", f"is no trainer gesture (null, {', '.join(GESTURES)})")
+            _real(t[1], f"{at}[1]", 0.0)
         sides = data["battle"]["sides"]
         for side, saved in enumerate(_list(data["battlers"], "battlers", 2)):
             s = sides[side]

@@ -23,6 +23,7 @@ from PIL import Image
 from ..render import diorama
 from ..render.battle_renderer import Look
 from ..battle.scene import BattleScene
+from ..battle.trainer_clips import missing
 from ..render.gfx import Graphics, run_frames
 from .launch import default_species
 from ..paths import ROOT
@@ -39,6 +40,12 @@ CHANNEL = 8
 # first attack), and long after the faint.
 STANDBY_FRAME = 150
 FAINT_FRAME = 720
+# The trainers' gestures: both throwing a hand up as their creatures come out, and the
+# winner's (left-handed, mirrored) wave after the rival's faint. Those frames, and the
+# faint's, show the staged mocap; without it they are not checked.
+SENDOUT_FRAME = 66
+WAVE_FRAME = 660
+TRAINER_PAIR = ("scrapkit", "gloopet")     # small, on the ground: the trainers in full view
 
 
 @dataclass(frozen=True)
@@ -49,6 +56,7 @@ class Case:
     hour: str = "day"
     look: Look = field(default_factory=Look)
     scripted: bool = True
+    gestures: bool = False          # a trainer is mid-gesture: the frame needs the mocap
 
     def options(self) -> Options:
         look = Look(self.look.shadows, self.look.seams, self.look.glass, self.look.post)
@@ -74,7 +82,9 @@ def cases(roster: Roster | None = None) -> list[Case]:
     found = [Case(f"standby_{name}", (name, name), 40, scripted=False) for name in roster.names]
     found += [
         Case("attack_flash", pair, first_flash_frame(roster, pair)),
-        Case("faint", pair, FAINT_FRAME),
+        Case("faint", pair, FAINT_FRAME, gestures=True),
+        Case("trainers_sendout", TRAINER_PAIR, SENDOUT_FRAME, gestures=True),
+        Case("trainers_wave", TRAINER_PAIR, WAVE_FRAME, gestures=True),
         Case("shadows_off", pair, STANDBY_FRAME, look=Look(shadows=False)),
         Case("seams_on", pair, STANDBY_FRAME, look=Look(seams=True)),
     ]
@@ -237,6 +247,11 @@ def mismatch(name: str, actual: np.ndarray) -> str | None:
 def main() -> int:
     roster = Roster()
     GOLDEN.mkdir(parents=True, exist_ok=True)
+    why = missing()
+    if why is not None:
+        print(f"the trainers' gestures need the mocap ({why}): refusing to write goldens "
+              f"of trainers standing at rest", file=sys.stderr)
+        return 1
     gfx = Graphics.open_headless((160, 144))
     try:
         for case in cases(roster):

@@ -172,20 +172,21 @@ class BattleViewer(Game):
         pairs = [(species, StadiumRig(species)) for species in self._species]
         return BattleScene(*pairs, self.cells, seed=self.options.seed,
                            choreography=None if self.options.scripted else (),
-                           spots=self.framing.spot)
+                           spots=self.framing.spot, ground=self.diorama.ground)
 
     def _new_match(self):
         o = self.options
         setup = self._Setup(tuple(tuple(t) for t in o.teams), o.seed, tuple(o.controllers),
                             tuple(tuple(s) for s in o.scripts), tuple(o.pose_paths), o.blend)
-        return self._Match(setup, self.roster, self.cells, self.framing.spot)
+        return self._Match(setup, self.roster, self.cells, self.framing.spot, self.diorama.ground)
 
     def _load_match(self, path: Path):
         """The saved battle, checked whole first (stadium.app.checks); the step count goes
         on from the step it was saved at."""
         state = read_save(path)
         try:
-            match = self._Match.load(state, self.roster, self.cells, self.framing.spot)
+            match = self._Match.load(state, self.roster, self.cells, self.framing.spot,
+                                     self.diorama.ground)
         except rt.ManiError as error:
             raise BadFile(path, f"not a usable saved battle: the runtime refuses a graph "
                                 f"state in it ({error})") from None

@@ -27,6 +27,7 @@ from .dex import entry
 from .battler import Battler, PoseView
 from .secondary import Switches
 from .scene import facings
+from .trainer import Trainer
 from ..rig.convert import IMPACT_EVENT
 
 SAVE_VERSION = 1
@@ -120,9 +121,10 @@ class Hud:
 
 
 class Match:
-    def __init__(self, setup: Setup, roster, cells, spots=None):
+    def __init__(self, setup: Setup, roster, cells, spots=None, ground=None):
         """`spots(side, species)`, if given, is where a species stands on a side
-        (stadium.app.framing); otherwise on its cell."""
+        (stadium.app.framing); otherwise on its cell. With `ground(x, z)` (the map's
+        height) each side's trainer stands behind its cell (stadium.battle.trainer)."""
         self.setup = setup
         self.roster = roster
         self.cells = tuple(np.asarray(c, float) for c in cells)
@@ -142,6 +144,8 @@ class Match:
         self.switches = Switches()       # the secondary motion's, a debugger's to change
         self.graph_log: list[GraphLogEntry] = []
         self._vacant = [self._vacancy(side, team[0]) for side, team in enumerate(setup.teams)]
+        self.trainers = () if ground is None else tuple(
+            Trainer(side, self.cells, ground) for side in (0, 1))
 
     # ------------------------------------------------------------ what the renderer reads
 
@@ -168,6 +172,8 @@ class Match:
         self._retire(side)
         self.battlers[side] = self._battler(side, name, self.setup.pose_paths[side], self.setup.blend)
         self._vacant[side] = self._vacancy(side, name)
+        if self.trainers:
+            self.trainers[side].gesture("sendout")
 
     def act(self, side: int, action: str) -> None:
         self.battlers[side].trigger(action)
@@ -204,7 +210,12 @@ class Match:
     def update(self, dt: float = DT) -> None:
         self.frame += 1
         self.time += dt
+        won = self.battle.winner
         self.battle.step(self)
+        if self.trainers and won is None and self.battle.winner is not None:
+            self.trainers[self.battle.winner].gesture("wave")
+        for trainer in self.trainers:
+            trainer.update(dt)
         first = self.battle.attacker if self.battle.attacker in (PLAYER, RIVAL) else PLAYER
         for side in (first, 1 - first):
             battler = self.battlers[side]
@@ -274,18 +285,19 @@ class Match:
             "battlers": [None if b is None else b.save() for b in self.battlers],
             "vacant": [v.species.name for v in self._vacant],
             "graph_log": [asdict(e) for e in self.graph_log],
+            "trainers": [t.state() for t in self.trainers],
         }
 
     def dumps(self) -> str:
         return json.dumps(self.save())
 
     @classmethod
-    def load(cls, state: dict, roster, cells, spots=None) -> "Match":
+    def load(cls, state: dict, roster, cells, spots=None, ground=None) -> "Match":
         if state.get("version") != SAVE_VERSION:
             raise ValueError(f"a saved match of version {state.get('version')}; "
                              f"this reads version {SAVE_VERSION}")
         setup = Setup.from_dict(state["setup"])
-        self = cls(setup, roster, cells, spots)
+        self = cls(setup, roster, cells, spots, ground)
         self.battle = Battle.from_state(state["battle"])
         self.frame, self.time = int(state["frame"]), float(state["time"])
         for side, saved in enumerate(state["battlers"]):
@@ -296,6 +308,8 @@ class Match:
             self.battlers[side] = b
         self._vacant = [self._vacancy(side, name) for side, name in enumerate(state["vacant"])]
         self.graph_log = [GraphLogEntry(**e) for e in state["graph_log"]]
+        for trainer, saved in zip(self.trainers, state.get("trainers", ())):
+            trainer.restore(saved)
         return self
 
     @classmethod

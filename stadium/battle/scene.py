@@ -164,9 +164,11 @@ class BattleScene:
     """Two fighters facing each other across the battle, driven by a timeline of cues
     until a manual `trigger` takes over."""
 
-    def __init__(self, left, right, cells, *, seed: int = 0, choreography=None, spots=None):
+    def __init__(self, left, right, cells, *, seed: int = 0, choreography=None, spots=None,
+                 ground=None):
         """`left` and `right` are (species, rig) pairs, `cells` their two world cells;
-        `spots(side, species)`, if given, is where a species stands on a side instead."""
+        `spots(side, species)`, if given, is where a species stands on a side instead;
+        with `ground(x, z)` (the map's height) each side's trainer stands behind its cell."""
         self._spots = spots or (lambda side, species: np.asarray(cells[side], float))
         yaws = facings(*cells)
         rng = np.random.default_rng(seed)
@@ -179,6 +181,11 @@ class BattleScene:
         self.scripted = True
         self._next_cue = 0
         self._impacts: list[tuple[float, int]] = []      # a heap of (time, side struck)
+        self.trainers = ()
+        if ground is not None:
+            from .trainer import Trainer        # it places itself with this module's place()
+
+            self.trainers = tuple(Trainer(side, cells, ground) for side in (0, 1))
         if self.cues:
             for side in {cue.side for cue in self.cues if cue.action == "entrance"}:
                 self.fighters[side].visible = False
@@ -205,6 +212,10 @@ class BattleScene:
         fighter = self.fighters[side]
         slot = ACTIONS[action]
         fighter.play(slot, self.time)
+        if self.trainers and slot in (ENTRANCE, FAINT):
+            # a trainer gestures at its send-out, and waves when the rival falls
+            self.trainers[side if slot == ENTRANCE else 1 - side].gesture(
+                "sendout" if slot == ENTRANCE else "wave")
         if slot in (ATTACK1, ATTACK2):
             lands = self.time + max(fighter.seconds(slot) * IMPACT, 0.2)
             heapq.heappush(self._impacts, (lands, 1 - side))
@@ -223,6 +234,8 @@ class BattleScene:
         for fighter in self.fighters:
             if fighter.visible:
                 fighter.update(self.time, dt)
+        for trainer in self.trainers:
+            trainer.update(dt)
 
     def update(self, dt: float) -> None:
         self.time += dt

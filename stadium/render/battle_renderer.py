@@ -1,9 +1,9 @@
 """Draws a BattleScene in the diorama: the wiring between battle logic and Voxel3D.
 
-A frame: the creatures' posed bodies into the sun's actor shadow layer (flames left
-out); the backdrop, the diorama as drawn once for this hour, put back into the view
-with those shadows on it; the creatures' opaque parts; then every additive part; then
-the post pass (tilt-shift and depth of field). The caller presents the result.
+A frame: the creatures' (and the scene's trainers') posed bodies into the sun's actor
+shadow layer (flames left out); the backdrop, the diorama as drawn once for this hour, put
+back into the view with those shadows on it; their opaque parts; then every additive part;
+then the post pass (tilt-shift and depth of field). The caller presents the result.
 """
 from __future__ import annotations
 
@@ -125,6 +125,12 @@ class RigMeshes:
             self.mesh.release()
 
 
+def _actors(scene) -> tuple:
+    """What a frame poses and draws: the creatures, then whoever else the scene puts on
+    the field (its trainers), each read the same way (rig, species, matrix, flash)."""
+    return (*scene.fighters, *getattr(scene, "trainers", ()))
+
+
 class BattleRenderer:
     """Renders a scene at `scale` times the camera's frame (160 x 144 at scale 1)."""
 
@@ -155,11 +161,12 @@ class BattleRenderer:
     def _aim_sun(self, hour: Hour, scene) -> None:
         """Point the shadow layers for this hour and these creatures, and draw the
         scenery layer; only when either changed, which is rarely."""
-        key = (hour, *(id(f.species) for f in scene.fighters))
+        actors = _actors(scene)
+        key = (hour, *(id(f.species) for f in actors))
         if key == self._aimed:
             return
-        cells = np.array([f.position for f in scene.fighters])
-        height = max(f.species.height for f in scene.fighters)
+        cells = np.array([f.position for f in actors])
+        height = max(f.species.height for f in actors)
         reach = ACTOR_REACH_HEIGHTS * height
         low = cells.min(axis=0) - (reach, 0.5 * reach, reach)
         high = cells.max(axis=0) + (reach, height + reach, reach)
@@ -210,7 +217,8 @@ class BattleRenderer:
     def render(self, scene, hour: Hour, look: Look | None = None):
         """Draw `scene` at `hour`; returns the canvas holding the finished frame."""
         look = look or DEFAULT_LOOK
-        for fighter in scene.fighters:
+        actors = _actors(scene)
+        for fighter in actors:
             if fighter.visible:
                 self._meshes(fighter).upload()
 
@@ -221,7 +229,7 @@ class BattleRenderer:
         self._draw_backdrop(hour, look, shadow_map)
         if shadow_map is not None:
             shadow_map.begin(shadow_map.actors)
-            for fighter in scene.fighters:
+            for fighter in actors:
                 if fighter.visible:
                     self._meshes(fighter).cast(shadow_map, fighter.matrix)
 
@@ -239,7 +247,7 @@ class BattleRenderer:
         # the atlas's, so both are off for them.
         voxel.seams(False)
         voxel.glass(False)
-        for fighter in scene.fighters:
+        for fighter in actors:
             if fighter.visible:
                 voxel.flash(fighter.flash if look.flash else 0.0)
                 self._meshes(fighter).draw(voxel, fighter.rig.opaque_parts(),
@@ -247,7 +255,7 @@ class BattleRenderer:
         # Flames last, added over whatever is already there, both creatures' bodies
         # included, and writing no depth of their own.
         voxel.blend("add")
-        for fighter in scene.fighters:
+        for fighter in actors:
             if fighter.visible:
                 voxel.flash(fighter.flash if look.flash else 0.0)
                 self._meshes(fighter).draw(voxel, fighter.rig.additive_parts(),

@@ -7,7 +7,9 @@ The steps, each refusing before anything is written:
    the source's nodes keep places 0 to n - 1, the first level of subgraphs' nodes follow in
    order, nested ones after them. A subgraph's parameters take the host's by name (or as
    its `parameters` maps them); its clip slots, sync groups and asset slots join the host's
-   by name, new names appended.
+   by name, new names appended (a clip slot's map is part of what must agree). Then each
+   distinct retargeting map the clip slots name gets a map slot, in the order they first
+   name it (graph/build/check.py's give_map_slots).
 2. Each node (graph/build/nodes.py), in place order; inputs naming a subgraph node read its
    output.
 3. The structure: a cycle (Cycle: item the lowest place on it, other its input on it), a
@@ -43,7 +45,7 @@ from ...core import container, names
 from ...core.builder import Builder, enter_build
 from ...core.container import FileKind, Section
 from ...core.errors import BuildReason, InvalidError, LimitError, ManiError
-from .check import Lists, check_lists, in_subgraph, whole
+from .check import Lists, check_lists, give_map_slots, in_subgraph, whole
 from ..file import parities
 from ..format import (CLIP_SLOT, DATABASE_SLOT, FLAG_DIFFERENCE, FLAG_MIRRORED, FORMAT_MINOR, FORMAT_VERSION,
                       HEADER, MAP_SLOT, NODE, PARAMETER, PARAMETER_BOUNDED, encode, f32_word)
@@ -116,7 +118,7 @@ def _join(host: list, slots: list, bit: int, reason, place: int) -> list[int]:
     for k, s in enumerate(slots):
         for j, h in enumerate(host):
             if h.raw == s.raw:
-                if (h.identity, h.clips) != (s.identity, s.clips):
+                if (h.identity, h.clips, h.map_identity) != (s.identity, s.clips, s.map_identity):
                     raise InvalidError(f"node {place}: its {s.raw!r} is not the host's",
                                        reason=reason, item=place, other=bit << LIST_SHIFT | k)
                 where.append(j)
@@ -206,6 +208,7 @@ def _inline(source: GraphSource, skeleton, top: Lists) -> list[_Graph]:
         if len(items) > limit:
             raise LimitError(f"{len(items)} {what} past the limit", reason=BuildReason.Count,
                              item=len(items), other=bit)
+    top.maps = give_map_slots(top.clips)
     return graphs
 
 
@@ -417,13 +420,13 @@ def write(b: Built) -> bytes:
         first += len(s.clips)
     header = HEADER.pack(b.skeleton.identity, L.mirror_identity, n, len(b.nodes), len(L.parameters),
                          len(L.clips), len(L.sync_groups), len(L.databases), len(L.models),
-                         len(L.spring_sets), 0, b.slots, len(b.events), len(b.masks))
+                         len(L.spring_sets), len(L.maps), b.slots, len(b.events), len(b.masks))
     masks = np.array(b.masks, dtype="<f4").reshape(len(b.masks), n)
     sections = [
         Section(b"GRPH", 0, header),
         Section(b"PARM", 0, b"".join(_parameter_record(p) for p in L.parameters)),
         *_name_sections(b"P", [p.raw for p in L.parameters]),
-        Section(b"CLPS", 0, b"".join(CLIP_SLOT.pack(s.identity, GRAPH_NONE, s.flags, 0, 0)
+        Section(b"CLPS", 0, b"".join(CLIP_SLOT.pack(s.identity, s.map_slot, s.flags, 0, 0)
                                      for s in L.clips)),
         *_name_sections(b"C", [s.raw for s in L.clips]),
         *_name_sections(b"Y", L.sync_groups),
@@ -434,7 +437,7 @@ def write(b: Built) -> bytes:
         *_name_sections(b"M", [s.raw for s in L.models]),
         Section(b"SPSL", 0, np.array([s.identity for s in L.spring_sets], dtype="<u8").tobytes()),
         *_name_sections(b"S", [s.raw for s in L.spring_sets]),
-        Section(b"RMAP", 0, b"".join(MAP_SLOT.pack(0, 0) for _ in ())),
+        Section(b"RMAP", 0, b"".join(MAP_SLOT.pack(*m) for m in L.maps)),
         Section(b"NODE", 0, b"".join(records)),
         Section(b"INPT", 0, np.array(inputs, dtype="<u4").tobytes()),
         Section(b"NDAT", 0, np.array(words, dtype="<u4").tobytes()),

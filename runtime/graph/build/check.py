@@ -13,8 +13,11 @@ Refusals (InvalidError unless a bound is passed: LimitError), for the source's o
                      given alone, on a type without bounds, not whole for an int, not finite,
                      or the lower above the upper
     Clip             item the slot, other SLOT_FAULT | 0 not a ClipSlotSource, 1 no opened
-                     clip, 2 a clip of another skeleton, 3 a retargeting map (retargeted clips
-                     arrive with retargeting)
+                     clip, 2 a clip of another skeleton (than the graph's, or its map's source
+                     for a retargeted slot), 3 a retargeting map that is not an opened map made
+                     for the graph's skeleton; past
+                     MAX_GRAPH_RETARGET_MAPS distinct maps (LimitError): item the first clip
+                     slot naming a map past it, other the limit
     Database, Model, SpringSetSlot
                      item the slot, other SLOT_FAULT | 0 not an AssetSlotSource, 1 an asset
                      without an identity, 2 an asset of another skeleton, 3 (a database) a clip
@@ -37,8 +40,9 @@ from ...core.errors import BuildReason, InvalidError, LimitError, ManiError
 from ..format import f32 as _f32
 from ..limits import (LIST_CLIPS, LIST_DATABASES, LIST_MODELS, LIST_PARAMETERS, LIST_SHIFT,
                       LIST_SPRING_SETS, LIST_SYNC_GROUPS, MAX_GRAPH_CLIPS, MAX_GRAPH_DATABASES,
-                      MAX_GRAPH_MODELS, MAX_GRAPH_PARAMETERS, MAX_GRAPH_SPRING_SETS,
-                      MAX_GRAPH_SYNC_GROUPS)
+                      MAX_GRAPH_MODELS, MAX_GRAPH_PARAMETERS, MAX_GRAPH_RETARGET_MAPS,
+                      MAX_GRAPH_SPRING_SETS, MAX_GRAPH_SYNC_GROUPS)
+from ...mapping.retarget import RetargetMap
 from ..source import (VALUE_WIDTH, AssetSlotSource, ClipSlotSource, ParameterSource, ParameterType,
                       SyncGroupSource)
 
@@ -64,6 +68,12 @@ class Slot:
     identity: int
     flags: int = 0
     clips: tuple = ()
+    map: object = None              # a clip slot's retargeting map (None: of the graph's skeleton)
+    map_slot: int = 0xFFFFFFFF      # its map slot, given once every graph's slots have joined
+
+    @property
+    def map_identity(self) -> int:
+        return 0 if self.map is None else int(self.map.identity)
 
 
 @dataclass
@@ -77,6 +87,7 @@ class Lists:
     models: list[Slot] = field(default_factory=list)
     spring_sets: list[Slot] = field(default_factory=list)
     mirror_identity: int = 0
+    maps: list = field(default_factory=list)    # map slots: (identity, source identity)
 
 
 def _real(v) -> float | None:
@@ -186,14 +197,34 @@ def _clip_slot(s, i: int, skeleton) -> Slot:
     raw = names.name_bytes(s.name, "clip slot", i, reason_other=LIST_CLIPS << LIST_SHIFT)
     if not is_open(s.clip):
         raise InvalidError(f"clip slot {i}: no opened clip", reason=R, item=i, other=SLOT_FAULT | 1)
-    if s.clip.skeleton_identity != skeleton.identity:
+    m = s.retarget_map
+    if m is not None and not (isinstance(m, RetargetMap) and m.is_open
+                              and m.target_identity == skeleton.identity
+                              and m.target_bone_count == skeleton.bone_count):
+        raise InvalidError(f"clip slot {i}: a retargeting map not opened or not made for the "
+                           "graph's skeleton", reason=R, item=i, other=SLOT_FAULT | 3)
+    if s.clip.skeleton_identity != (skeleton.identity if m is None else m.source_identity):
         raise InvalidError(f"clip slot {i}: a clip of another skeleton", reason=R, item=i,
                            other=SLOT_FAULT | 2)
-    if s.retarget_map is not None:
-        raise InvalidError(f"clip slot {i}: retargeted clips arrive with retargeting", reason=R,
-                           item=i, other=SLOT_FAULT | 3)
     flags = (1 if s.clip.is_additive else 0) | (2 if s.all_events else 0)
-    return Slot(raw, s.clip, int(s.clip.identity), flags)
+    return Slot(raw, s.clip, int(s.clip.identity), flags, map=m)
+
+
+def give_map_slots(clips: list) -> list:
+    """Each distinct map the clip slots name a map slot, in the order the slots first name
+    them (each slot's map_slot set): the maps, as (identity, source identity)."""
+    maps = {}
+    for i, s in enumerate(clips):
+        if s.map is None:
+            continue
+        key = (s.map_identity, int(s.map.source_identity))
+        if key not in maps:
+            if len(maps) == MAX_GRAPH_RETARGET_MAPS:
+                raise LimitError(f"clip slot {i}: a map past MAX_GRAPH_RETARGET_MAPS",
+                                 reason=BuildReason.Clip, item=i, other=MAX_GRAPH_RETARGET_MAPS)
+            maps[key] = len(maps)
+        s.map_slot = maps[key]
+    return list(maps)
 
 
 def _asset_slot(s, i: int, skeleton, reason, bit: int, what: str, clip_count: int) -> Slot:

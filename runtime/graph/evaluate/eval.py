@@ -1,6 +1,7 @@
 """maniGraphInstance_Evaluate and EvaluateSubset, for one instance or many of one binding.
 
-Each node of weight above 0, in order, writes its slot: a clip sampled at its playhead; a
+Each node of weight above 0, in order, writes its slot: a clip sampled at its playhead (a
+retargeted clip sampled on its map's source skeleton, then carried through the map); a
 blend, a space or a machine blending its weighted inputs by the shares the update kept; a
 mask or a one-shot blending base and overlay bone by bone; an additive layer adding its
 difference; a select, time scale or seek passing its input on; an inertialize node putting
@@ -35,6 +36,9 @@ from ...ik.body.description import scratch_size as body_scratch
 from ...ik.body.frames import solve_packed
 from ...ik.chain import path_to
 from ...ik.kernels import CCD, FABRIK
+from ...core.transform import IDENTITY
+from ...mapping.retarget_kernels import retarget_locals
+from ...pose.blend import _add as add_differences, _difference as pose_difference
 from ...pose.pose import Pose
 from ..solving import chain_limits, solver_bones
 from ..springs import spring_values, written_bones
@@ -43,13 +47,14 @@ from ...physics.spring import SPRING_MAX_STEPS
 class _Lanes:
     """One evaluation's instances, their scalars (lanes, scalars) and slots."""
 
-    __slots__ = ("insts", "S", "slots", "own")
+    __slots__ = ("insts", "S", "slots", "own", "transfer")
 
-    def __init__(self, insts, S, slots):
+    def __init__(self, insts, S, slots, transfer):
         self.insts = insts
         self.S = S
         self.slots = slots
         self.own = len(insts) == 1       # S is the instance's own (written in place)
+        self.transfer = transfer         # a mapped clip's working memory (None: no map slots)
 
 
 class Steps:
@@ -94,12 +99,13 @@ def evaluate_lanes(insts: list, locals_: np.ndarray, scratch=None, plan=None) ->
     b = insts[0].binding
     st = steps(b, plan)
     m = len(insts)
-    slots = _slots(b, st, scratch, m)
+    slots, rest = _slots(b, st, scratch, m)
+    transfer = _transfer(b, st, rest) if b.maps else None
     if m == 1:
         S = insts[0].scalars[None]
     else:
         S = np.stack([inst.scalars for inst in insts], out=_mine(st, "S", m))
-    e = _Lanes(insts, S, slots)
+    e = _Lanes(insts, S, slots, transfer)
     for step in st.nodes:
         step(e)
     kernels.write_out(S, st.last, e.slots, st.output, st.rows, locals_)
@@ -123,22 +129,90 @@ def _mine(st: Steps, what: str, m: int) -> np.ndarray:
 def _slots(b, st: Steps, scratch, m: int) -> np.ndarray:
     """The slots, (slots + 1, 10, lanes, bones), the last the rest pose: this thread's own, or
     the caller's scratch filled with the rest pose (so a lane a node does not weigh still
-    reads finite values)."""
+    reads finite values); and the scratch's bytes past them (None for this thread's own)."""
     if scratch is None:
-        return _mine(st, "slots", m)
+        return _mine(st, "slots", m), None
     buf = caller_bytes(scratch, name="scratch")
     need = b.scratch_bytes * m
     if buf.size < need:
         raise CapacityError(f"{buf.size} bytes of scratch for {need}", size=need)
     nb = st.rows.size
-    slots = buf[:40 * st.count * m * nb].view(np.float32).reshape(st.count, 10, m, nb)
+    used = 40 * st.count * m * nb
+    slots = buf[:used].view(np.float32).reshape(st.count, 10, m, nb)
     slots[...] = st.rests[:, None, :]
-    return slots
+    return slots, buf[used:]
+
+
+def _transfer(b, st, rest):
+    """A mapped clip's working memory (binding.transfer_bytes): a source pose as the clip
+    kernel writes it (10, bones), the same bone by bone, a target pose and the map's
+    scratch, as raw bytes each mapped clip's step views for its skeletons; from the
+    scratch's bytes past the slots, or this thread's own."""
+    if rest is None:
+        rest = st.local.__dict__.get("transfer")
+        if rest is None:
+            rest = st.local.transfer = np.empty(b.transfer_bytes, dtype=np.uint8)
+    return rest
+
+
+def _clip_transfer(b, st, k, node):
+    """A retargeted clip: each weighing lane's clip sampled on the map's source skeleton,
+    carried into the graph's by the map's own kernel (as maniRetargetMap_RetargetPose
+    carries it), then the rows evaluated written; the whole pose is carried under a plan.
+    An additive clip's difference is carried as maniBuildRetargetedClip bakes one: added to
+    the source's rest, carried, and taken as the difference from the rest carried (the
+    identity difference where that is not finite, a rest scale of 0)."""
+    r = b.runs[k]
+    clip, (m, src) = r.clip, r.map
+    ns, nt = src.bone_count, b.skeleton.bone_count
+    where = np.full(ns, -1, dtype=np.intp)
+    where[r.tracked] = np.arange(r.tracked.size)
+    dense = bool(np.array_equal(where, np.arange(r.samples_soa.shape[2])))
+    head = (r.base, r.samples_soa, r.dots, 0, float(clip.sample_rate), float(clip.duration),
+            int(clip.sample_count - 1), where, dense, jit.array(r.fill_soa, np.float32))
+    tail = (src.parents, b.skeleton.parents, m._ints, m._reals)
+    rows, whole = st.rows, st.rows.size == nt
+    a, c = 40 * ns, 80 * ns
+    additive = r.additive
+    if additive:        # a difference is added to the source's rest, carried, and taken from the rest carried
+        rest = np.ascontiguousarray(src.rests, dtype=np.float32)
+        carried_rest = m.retarget_samples(src, b.skeleton, rest[None])[0]
+        one, no_masks = np.ones(1), np.empty((0, ns))   # one difference at weight 1
+        none = np.tile(IDENTITY, (nt, 1)).astype(np.float32)
+
+    def step(e):
+        mem = e.transfer
+        sampled = mem[:a].view(np.float32).reshape(1, 10, 1, ns)
+        local = mem[a:c].view(np.float32).reshape(ns, 10)
+        out = mem[c:c + 40 * nt].view(np.float32).reshape(nt, 10)
+        work = mem[c + 40 * nt:c + 40 * nt + m.scratch_size].view(np.float64).reshape(ns + nt, 4)
+        S = e.S
+        for lane in range(S.shape[0]):
+            if not S[lane, r.base] > 0.0:
+                continue
+            kernels.sample_clip(S[lane:lane + 1], *head, sampled, 0)
+            local[...] = sampled[0, :, 0, :].T
+            if additive:
+                full = mem[:a].view(np.float32).reshape(ns, 10)     # the sample's memory, read
+                full[...] = rest
+                add_differences(full, local[None], one, no_masks)
+                retarget_locals(*tail, full, out, work)
+                if pose_difference(out, carried_rest, out) >= 0:     # not finite: no difference
+                    out[...] = none
+            else:
+                retarget_locals(*tail, local, out, work)
+            if whole:
+                e.slots[node.slot, :, lane, :] = out.T
+            else:
+                np.take(out.T, rows, axis=1, out=e.slots[node.slot, :, lane, :], mode="clip")
+    return step
 
 
 # ---- each kind's step --------------------------------------------------------------------------------------
 def _clip(b, st, k, node):
     r = b.runs[k]
+    if r.map is not None:
+        return _clip_transfer(b, st, k, node)
     clip = r.clip
     if r.whole:         # the binding's side-by-side samples, every bone tracked
         samples, dots, offset, rows, fill = b.all_samples, b.all_dots, r.offset, st.rows, st.rests

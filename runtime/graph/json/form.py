@@ -5,7 +5,9 @@ The text is one object: {"version": 1, "parameters": [...], "clips": [...], "syn
 [...], ("databases", "models", "springSets" when the graph has any,) "nodes": [...],
 "output": place}. Parameters, clip slots, sync groups, asset slots and mask chains' bones
 are named; nodes and the output are places in the source's list; a subgraph is a nested
-graph object (without "version") with its parameters mapped by name. Numbers are binary32,
+graph object (without "version") with its parameters mapped by name. A retargeted clip
+slot is written as any other: its map travels with the host's clip of its name
+(GraphNamedAssets.retarget_maps), as the spec's "the host's clip of that name (and its map)". Numbers are binary32,
 written as the shortest text that reads back to the same value (core/json_text.py's number).
 
 The writer leaves out every member at its off value, and the reader takes each as left

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import math
 
-from ...core import args
 from ...core.builder import Builder, enter_build
-from ...core.errors import BuildReason, InvalidError, VersionError
+from ...core.errors import BuildReason, VersionError
 from ..build.build import build as build_source
 from ..format import f32 as _f
 from .form import (BODY_LIMITS, BODY_SOLVERS, CURVES, ENTRIES, FORM_VERSION, INTERRUPTIONS,
                    LATER_KINDS, LOOPS, METHODS, OPS, TOP_MODES, TYPE_NAMES, name_text)
-from ...core.json_text import MISSING, GraphForm, JsonObject, Value, form_error, parse
+from ...core.json_text import (MISSING, GraphForm, JsonObject, Value, form_error, parse,
+                               text_bytes)
 from ..source import (AdditiveNode, AssetSlotSource, Blend1DNode, Blend2DBandedNode,
                       Blend2DTriangulatedNode, BlendInput, BlendNode, ClipLoop, ClipNode,
                       ClipSlotSource, Condition, ConditionKind, Curve, EntryMode, GraphSource,
@@ -38,11 +38,15 @@ from ...ik.body.description import (BodyBone, BodyEffector, BodyLimit, BodyLimit
 class GraphNamedAssets:
     """maniGraphNamedAssets: the skeleton a text's graph is built against, and the assets its
     slot names take, each a list of (name, asset) pairs or a dict (the first of equal names
-    wins), and the mirror map every graph read takes."""
+    wins), and the mirror map every graph read takes. `retarget_maps` pairs a clip's name with
+    the map the host plays it through (a clip of the map's source skeleton): a clip slot of
+    that name takes the clip and its map."""
 
-    def __init__(self, skeleton, clips=(), databases=(), models=(), spring_sets=(), mirror_map=None):
+    def __init__(self, skeleton, clips=(), databases=(), models=(), spring_sets=(), mirror_map=None,
+                 retarget_maps=()):
         self.skeleton = skeleton
         self.clips = clips
+        self.retarget_maps = retarget_maps
         self.databases = databases
         self.models = models
         self.spring_sets = spring_sets
@@ -145,7 +149,7 @@ def from_json(v: Value, assets: GraphNamedAssets, top: bool = True) -> GraphSour
         clip = _lookup(assets.clips, name)
         if clip is None:
             raise form_error(GraphForm.name, o.at("name"), f"no clip named {name!r} among the assets")
-        clips.append(ClipSlotSource(name, clip, o.flag("allEvents")))
+        clips.append(ClipSlotSource(name, clip, o.flag("allEvents"), _lookup(assets.retarget_maps, name)))
     syncs = []
     for s in g.items("syncGroups", []):
         if s.kind != "string":
@@ -485,12 +489,7 @@ def build_graph_json(builder: Builder, text, assets: GraphNamedAssets) -> bytes:
     """maniBuildGraphJson: the text read, then built as maniBuildGraph builds it, the file kept.
     A missing builder, text or assets (or assets without an opened skeleton) is a misuse."""
     enter_build(builder, assets, GraphNamedAssets, skeleton=Skeleton)
-    if text is None:
-        raise builder.refuse("no text")
-    try:        # a str's lone surrogates become bytes that are not UTF-8, refused at their offset
-        raw = args.name(text, "text") if isinstance(text, str) else args.byte_view(text, "text").tobytes()
-    except InvalidError as exc:
-        raise builder.refuse(str(exc)) from None
+    raw = text_bytes(builder, text)
     data = build_source(read_text(raw, assets))
     builder.keep(data, "graph")
     return data

@@ -174,6 +174,8 @@ class Gltf:
         self.renamed: list[int] = []
         self.block = None
         self.springs_read = None
+        self.ragdoll_read = None
+        self.ragdoll_block = None        # the ragdoll source's arrays, from the allocator
         self._draco_cache: dict = {}
         self.skin_joints: list[list[int]] = []
         self.skin_skeleton: list[int] = []
@@ -344,10 +346,13 @@ class Gltf:
             setattr(self, name, [])
         self.json = {}
         self.springs_read = None
+        self.ragdoll_read = None
         self._draco_cache = {}
-        block, self.block = self.block, None
-        if block is not None:
-            self.builder._call_free(block)
+        for name in ("block", "ragdoll_block"):
+            block = getattr(self, name)
+            setattr(self, name, None)
+            if block is not None:
+                self.builder._call_free(block)
 
 
 def _strided(data: np.ndarray, stride: int, a: _Accessor, dtype: np.dtype) -> np.ndarray:
