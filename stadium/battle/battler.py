@@ -234,12 +234,14 @@ class Battler:
         pose = self.pose_buffer
         self.instance.evaluate(pose)
         pose.compute_model(self.rts.skeleton)
-        if role == "faint" and self._falling_path() and path == "runtime":
-            self._fall_step(pose, advance)
-        elif self.secondary is not None:
-            # a held faint holds: its springs stay where they came to rest
+        falling = role == "faint" and self._falling_path() and path == "runtime"
+        if self.secondary is not None and not (falling and self.fall is not None):
+            # a held faint holds: its springs stay where they came to rest; a fall starts
+            # from the pose as it would be shown, springs and all, moving as the last did
             held = role == "faint" and playhead >= clip.clip.duration
             self.secondary.apply(pose, self._dt, role, self.look_target, advance and not held)
+        if falling:
+            self._fall_step(pose, advance)
         if advance:
             self._previous.copy_from(pose)
             self._has_previous = True

@@ -17,7 +17,9 @@ The mapping:
 - a drive is a position servo on each hinge (stiffness as kp, damping as kv, max force as
   the force range), toward targets the host sets (the angles the body held when it
   fainted, or ComputeJointTargets'); drive_strength scales kp and kv, and a faint takes
-  the strength from 1 to 0 over its seconds of simulated time;
+  the strength from 1 to 0 over its seconds of simulated time; `limp_damping` keeps that
+  share of kv when the strength is below it (a fainted body's joints are viscous, not
+  free: its light limbs would otherwise rock on for seconds);
 - shapes are the profile's (a capsule's axis, the body frame's y, turned onto MuJoCo's z),
   each carrying its body's mass; they meet the ground (and, with self_collision, each
   other but not their parent);
@@ -25,9 +27,14 @@ The mapping:
   pulls along -`up`, the plane's normal.
 
 Deterministic: the same inputs and calls give the same bits (MuJoCo steps on one thread).
+
+MuJoCo's warnings (an unstable step it has reset, among them) are counted in the data
+(`unstable`) and go to this module's logger rather than to MUJOCO_LOG.TXT in whatever
+directory the program runs in: the host decides what an unstable fall becomes.
 """
 from __future__ import annotations
 
+import logging
 import math
 
 import mujoco
@@ -40,6 +47,9 @@ from runtime.pose.skeleton import Skeleton
 Z_TO_Y = np.array([-math.sqrt(0.5), 0.0, 0.0, math.sqrt(0.5)])     # x y z w: -90 deg about x
 HINGES = ((0.0, 0.0, 1.0), (0.0, 1.0, 0.0), (1.0, 0.0, 0.0))      # swing z, swing y, twist x
 MAX_STEPS = 256                 # most steps one call runs (a stalled host does not spiral)
+
+_log = logging.getLogger(__name__)
+mujoco.set_mju_user_warning(lambda text: _log.debug("MuJoCo: %s", text))
 
 
 def _wxyz(q) -> str:
@@ -87,13 +97,15 @@ class RagdollEngine:
 
     def __init__(self, ragdoll: Ragdoll, skeleton: Skeleton, *, rate: float = 240.0,
                  up=(0.0, 1.0, 0.0), ground: float = 0.0, self_collision: bool = False,
-                 friction: float = 1.0, joint_damping: float = 0.02, gravity: float = 9.81):
+                 friction: float = 1.0, joint_damping: float = 0.02, gravity: float = 9.81,
+                 limp_damping: float = 0.0):
         if not (isinstance(ragdoll, Ragdoll) and ragdoll.is_open):
             raise ValueError("an opened ragdoll profile")
         self.ragdoll, self.skeleton = ragdoll, skeleton
         self.rate = float(rate)
         self.up = np.asarray(up, dtype=np.float64) / np.linalg.norm(up)
         self.gravity = float(gravity)
+        self.limp_damping = min(max(float(limp_damping), 0.0), 1.0)
         self.count = ragdoll.body_count
         body = [ragdoll.body(k) for k in range(self.count)]
         self.frames = np.array([b.frame for b in body], dtype=np.float64)
@@ -220,7 +232,7 @@ class RagdollEngine:
         self.strength = min(max(float(factor), 0.0), 1.0)
         self.model.actuator_gainprm[:, 0] = self._kp * self.strength
         self.model.actuator_biasprm[:, 1] = -self._kp * self.strength
-        self.model.actuator_biasprm[:, 2] = -self._kv * self.strength
+        self.model.actuator_biasprm[:, 2] = -self._kv * max(self.strength, self.limp_damping)
 
     def faint(self, seconds: float) -> None:
         """The drives weaken from their strength now to 0 over `seconds` of simulated time."""
@@ -235,13 +247,23 @@ class RagdollEngine:
         steps = min(int(self.remainder * self.rate + 1e-9), MAX_STEPS)
         self.remainder = min(self.remainder - steps * h, h) if steps < MAX_STEPS else 0.0
         self.remainder = max(self.remainder, 0.0)
-        for _ in range(steps):
+        for ran in range(steps):
             if self._faint is not None:
                 start, length, was = self._faint
                 self.set_drive_strength(was * max(0.0, 1.0 - (self.time - start) / length))
             mujoco.mj_step(self.model, self.data)
             self.time += h
+            if self.unstable:               # MuJoCo has reset the data: stepping on is moot
+                self.remainder = 0.0
+                return ran + 1
         return steps
+
+    @property
+    def unstable(self) -> bool:
+        """Whether MuJoCo has warned since the model was made (a bad acceleration it reset
+        the data for, a contact or constraint buffer full): what it shows since is not the
+        fall that was asked for."""
+        return bool(self.data.warning.number.any())
 
     # ---- saving
     def save(self) -> dict:
