@@ -308,6 +308,10 @@ def _battler(b, at: str) -> None:
         _secondary(b["secondary"], f"{at}.secondary")
     if b.get("fall") is not None:
         _fall(b["fall"], f"{at}.fall")
+    previous = b.get("previous")
+    if previous is not None and (not isinstance(previous, str) or not previous
+                                 or not _HEX.fullmatch(previous)):
+        raise _Wrong(f"{at}.previous", "wants the last pose's bytes in hexadecimal")
 
 
 _FALL_KEYS = ("state", "time", "remainder", "strength", "faint", "ground", "seconds",

@@ -32,6 +32,7 @@ import numpy as np
 import runtime as rt
 from runtime.graph.source import ParameterType
 
+from ..errors import BadInput
 from ..rig import pack
 from .battler_graph import SPEED, BattlerGraph, battler_graph
 from .fall import Fall
@@ -271,7 +272,8 @@ class Battler:
                 "secondary": None if self.secondary is None else self.secondary.save(),
                 "look_target": None if self.look_target is None else
                 [float(v) for v in self.look_target],
-                "fall": None if self.fall is None else self.fall.save()}
+                "fall": None if self.fall is None else self.fall.save(),
+                "previous": bytes(self._previous.buffer).hex() if self._has_previous else None}
 
     def restore(self, state: dict) -> None:
         self.instance.restore(bytes.fromhex(state["graph"]))
@@ -286,6 +288,14 @@ class Battler:
         self.look_target = None if target is None else tuple(float(v) for v in target)
         if self.secondary is not None and state.get("secondary") is not None:
             self.secondary.restore(state["secondary"])
+        previous = state.get("previous")
+        self._has_previous = previous is not None
+        if previous is not None:
+            saved = np.frombuffer(bytes.fromhex(previous), np.uint8)
+            if saved.size != self._previous.buffer.size:
+                raise BadInput(f"a saved {self.species.name}'s last pose of {saved.size} bytes, "
+                               f"not {self._previous.buffer.size}")
+            self._previous.buffer[...] = saved
         self.fall = None
         if state.get("fall") is not None:
             sk = self.rts.skeleton
