@@ -1,0 +1,30 @@
+"""The faint as a fall, seen: each species fainted in a seeded battle, lying at rest on
+the diorama's ground, against tests/golden/fall_<species>.png (regenerate with
+`python -m stadium.app.goldens`)."""
+import pytest
+
+from stadium.app import goldens
+from stadium.render.gfx import Graphics
+from stadium.rig.roster import Roster
+
+pytest.importorskip("mujoco")
+
+ROSTER = Roster()
+
+
+@pytest.fixture(scope="module")
+def gfx():
+    graphics = Graphics.open_headless((160, 144))
+    yield graphics
+    graphics.release()
+
+
+def test_every_species_has_a_fall_golden():
+    assert goldens.fall_cases(ROSTER) == [f"fall_{name}" for name in ROSTER.names]
+
+
+@pytest.mark.parametrize("name", goldens.fall_cases(ROSTER))
+def test_a_fallen_creature_at_rest_matches_its_golden(name, gfx):
+    problem = goldens.mismatch(name, goldens.render_fall(name, gfx, ROSTER))
+    if problem:
+        pytest.fail(problem)
