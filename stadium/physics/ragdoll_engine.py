@@ -121,6 +121,8 @@ class RagdollEngine:
         self.time = 0.0
         self._faint = None              # (start time, seconds)
         self.strength = 1.0
+        self._serial = 0                # counts the states set from outside (bodies, restore)
+        self._read = None               # (time, serial) and the states read then
 
     # ---- the model
     def _mjcf(self, body, ground, self_collision, friction, joint_damping) -> str:
@@ -215,6 +217,7 @@ class RagdollEngine:
         self.data.qvel[:] = qvel
         self.data.ctrl[:] = self._hinge_angles(qpos)
         mujoco.mj_forward(self.model, self.data)
+        self._serial += 1
 
     def _hinge_angles(self, qpos: np.ndarray) -> np.ndarray:
         """The actuated hinges' angles in qpos (the drives' targets)."""
@@ -229,7 +232,10 @@ class RagdollEngine:
 
     # ---- drives
     def set_drive_strength(self, factor: float) -> None:
-        self.strength = min(max(float(factor), 0.0), 1.0)
+        factor = min(max(float(factor), 0.0), 1.0)
+        if factor == self.strength:
+            return
+        self.strength = factor
         self.model.actuator_gainprm[:, 0] = self._kp * self.strength
         self.model.actuator_biasprm[:, 1] = -self._kp * self.strength
         self.model.actuator_biasprm[:, 2] = -self._kv * max(self.strength, self.limp_damping)
@@ -285,12 +291,25 @@ class RagdollEngine:
         self.set_drive_strength(float(saved["strength"]))
         self._faint = None if saved["faint"] is None else tuple(float(v) for v in saved["faint"])
         mujoco.mj_forward(self.model, self.data)
+        self._serial += 1
 
     # ---- bodies out
     def bodies(self, out=None) -> np.ndarray:
         """The bodies' states (bodies, 13) binary32, for ComputePoseFromBodies (and joint
         targets): each body's frame from its MuJoCo body's (the joint frame) with the
         joint frame taken off, and its velocities in the world's axes."""
+        states = self._states()
+        if out is None:
+            return states.astype(np.float32)
+        out[:self.count] = states
+        return out
+
+    def _states(self) -> np.ndarray:
+        """The bodies' states in binary64, read from the data once a step (a host asks
+        whether they are at rest and for the pose from them on the same step)."""
+        key = (self.time, self._serial)
+        if self._read is not None and self._read[0] == key:
+            return self._read[1]
         d = self.data
         joint = np.concatenate([d.xpos[self.body_ids], np.roll(d.xquat[self.body_ids], -1, axis=1)],
                                axis=1)
@@ -303,10 +322,8 @@ class RagdollEngine:
         centre = d.subtree_com[self.model.body_rootid[self.body_ids]]
         states[:, 10:13] = cvel[:, 0:3]
         states[:, 7:10] = cvel[:, 3:6] + np.cross(cvel[:, 0:3], frame[:, 0:3] - centre)
-        if out is None:
-            return states.astype(np.float32)
-        out[:self.count] = states
-        return out
+        self._read = (key, states)
+        return states
 
     def pose(self, placement, reference, out) -> None:
         """The engine's bodies as a pose (runtime.Ragdoll.pose_from_bodies)."""
@@ -315,7 +332,7 @@ class RagdollEngine:
     def at_rest(self, speed: float = 0.05, turn: float = 0.25) -> bool:
         """Whether every body moves slower than `speed` (length a second) and turns slower
         than `turn` (radians a second): a fall that has come to rest."""
-        bodies = self.bodies()
+        bodies = self._states()
         return bool((np.linalg.norm(bodies[:, 7:10], axis=1) < speed).all()
                     and (np.linalg.norm(bodies[:, 10:13], axis=1) < turn).all())
 
