@@ -159,3 +159,17 @@ def test_a_fall_starts_no_faster_than_a_creature_moves():
     bodies = b.fall.engine.bodies()
     assert np.linalg.norm(bodies[:, 7:10], axis=1).max() < \
         2 * fall_module.FASTEST * b.rts.raw_height
+
+
+def test_the_debugger_s_pause_holds_the_fall():
+    from stadium.battle.secondary import Switches
+    b = fainting("gloopet")
+    step(b, 10)
+    held = b.fall.engine.bodies()
+    seconds = b.fall.seconds
+    b.secondary.switches = Switches(paused=True)
+    step(b, 30)                     # the graph plays on: the bones without a body follow it
+    assert b.fall.seconds == seconds and np.array_equal(b.fall.engine.bodies(), held)
+    b.secondary.switches = Switches()
+    step(b)
+    assert b.fall.seconds > seconds

@@ -28,3 +28,10 @@ def test_a_fallen_creature_at_rest_matches_its_golden(name, gfx):
     problem = goldens.mismatch(name, goldens.render_fall(name, gfx, ROSTER))
     if problem:
         pytest.fail(problem)
+
+
+def test_the_debugger_shows_a_fall_s_bodies():
+    """Its golden (tests/test_render_debug_goldens.py renders every debug case): a case
+    with the ragdoll overlay, during a fall."""
+    cases = [c for c in goldens.debug_cases() if dict(c.state).get("ragdoll_overlay")]
+    assert cases and all(dict(c.state).get("secondary") for c in cases)

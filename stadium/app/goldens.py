@@ -139,6 +139,11 @@ def debug_cases() -> list[DebugCase]:
         # the frame, the rival's panel
         DebugCase("debug_springs", 170, (("secondary", True), ("spring_overlay", True),
                                          ("side", 1))),
+        # the first faint (seed 3's: ours, at step 624), half a second into its fall: the
+        # IK and springs panel with the fall's line, its ragdoll bodies over the frame
+        # beside both skeletons
+        DebugCase("debug_ragdoll", 654, (("secondary", True), ("ragdoll_overlay", True),
+                                         ("skeleton", True))),
     ]
 
 

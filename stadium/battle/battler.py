@@ -254,7 +254,8 @@ class Battler:
         if self.fall is None:
             self.fall = Fall(self.rts, pose, self._previous if self._has_previous else None,
                              self._dt)
-        if advance:
+        paused = self.secondary is not None and self.secondary.switches.paused
+        if advance and not paused:              # the debugger's pause holds the fall too
             self.fall.step(pose, self._dt)
         self.fall.pose_into(pose)
 
