@@ -30,7 +30,8 @@ def test_boxes_hold_the_bulkiest_bones_under_one_root(name):
     species = rts.species
     ragdoll = species_ragdoll(rts)
     pack_of = {int(rts.pivot_bones[b]): b for b in range(len(species.parents))}
-    bodies = {pack_of[int(ragdoll.body(k).bone)]: ragdoll.body(k) for k in range(ragdoll.body_count)}
+    bodies = {pack_of[int(ragdoll.body(k).bone)]: ragdoll.body(k)
+              for k in range(ragdoll.body_count)}
     acc = rest_scales(species)
     extent = {}
     for prim in species.prims:

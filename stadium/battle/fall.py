@@ -115,7 +115,7 @@ class Fall:
             self.ground = lowest
             self.engine = self._engine()
         self.engine.faint(FADE)
-        self.time = 0.0                         # seconds since the faint
+        self.seconds = 0.0                      # since the faint
         self.settling = None                    # seconds since the fall came to rest
         self.kinematic = False                  # the engine warned: the clip plays instead
         self.lift = 0.0                         # what the figure was last lifted by
@@ -128,16 +128,12 @@ class Fall:
         engine.set_bodies(self._bodies)
         return engine
 
-    @property
-    def seconds(self) -> float:
-        return self.time
-
     def step(self, target: rt.Pose, dt: float) -> None:
         """The drives toward `target` (the faint clip's pose now), then dt of simulation;
         nothing once the fall is still."""
         if self.still:
             return
-        self.time += dt
+        self.seconds += dt
         if self.settling is not None:
             self.settling += dt
             self.still = self.settling >= SETTLE
@@ -148,17 +144,17 @@ class Fall:
             self.engine.step(dt)
             if self.engine.unstable:
                 _log.info("%s's fall went unstable at %.3f s: the faint clip plays instead",
-                          self.rts.name, self.time)
+                          self.rts.name, self.seconds)
                 self.kinematic = True
         if self._over():
             self.settling = 0.0
 
     def _over(self) -> bool:
-        if self.time >= LONGEST:
+        if self.seconds >= LONGEST:
             return True
         if self.kinematic:
-            return self.time >= self.rts.clip("faint").duration
-        return self.time >= SHORTEST and self.engine.at_rest(REST_SPEED * self.height, REST_TURN)
+            return self.seconds >= self.rts.clip("faint").duration
+        return self.seconds >= SHORTEST and self.engine.at_rest(REST_SPEED * self.height, REST_TURN)
 
     def pose_into(self, pose: rt.Pose) -> None:
         """The engine's bodies as the pose (bones without a body keep the pose's own
@@ -177,8 +173,8 @@ class Fall:
         return self.still
 
     def save(self) -> dict:
-        return {**self.engine.save(), "ground": self.ground, "seconds": self.time, "settling": self.settling,
-                "kinematic": self.kinematic, "still": self.still}
+        return {**self.engine.save(), "ground": self.ground, "seconds": self.seconds,
+                "settling": self.settling, "kinematic": self.kinematic, "still": self.still}
 
     def restore(self, saved: dict) -> None:
         """A saved fall (stadium.app.checks has checked its form); one of another species'
@@ -190,7 +186,7 @@ class Fall:
             self.engine.restore(saved)
         except ValueError as error:
             raise BadInput(f"a saved fall of {self.rts.name}: {error}") from None
-        self.time = float(saved["seconds"])
+        self.seconds = float(saved["seconds"])
         self.settling = None if saved["settling"] is None else float(saved["settling"])
         self.kinematic = bool(saved["kinematic"])
         self.still = bool(saved["still"])

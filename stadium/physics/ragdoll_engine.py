@@ -279,7 +279,8 @@ class RagdollEngine:
         state = np.empty(mujoco.mj_stateSize(self.model, spec))
         mujoco.mj_getState(self.model, self.data, state, spec)
         return {"state": state.tobytes().hex(), "time": self.time, "remainder": self.remainder,
-                "strength": self.strength, "faint": None if self._faint is None else list(self._faint)}
+                "strength": self.strength,
+                "faint": None if self._faint is None else list(self._faint)}
 
     def restore(self, saved: dict) -> None:
         spec = mujoco.mjtState.mjSTATE_INTEGRATION
