@@ -8,6 +8,7 @@ import pytest
 pytest.importorskip("mujoco")
 
 import runtime as rt  # noqa: E402
+from stadium.battle.fall import LIMP, RATE  # noqa: E402
 from stadium.physics import RagdollEngine  # noqa: E402
 from stadium.physics.species_ragdoll import MOST_BODIES, species_ragdoll  # noqa: E402
 from stadium.rig.convert import rest_scales, runtime_species  # noqa: E402
@@ -64,8 +65,8 @@ def test_a_faint_lies_still_on_the_ground(name):
     pose.compute_model(sk)
     lift = 0.02 * rts.raw_height
     placement = np.array([0, lift, 0, 0, 0, 0, 1, 1, 1, 1], np.float32)
-    engine = RagdollEngine(ragdoll, sk, rate=480.0, gravity=9.81 / rts.species.root_scale,
-                           joint_damping=1.0, limp_damping=0.3)
+    engine = RagdollEngine(ragdoll, sk, rate=RATE, gravity=9.81 / rts.species.root_scale,
+                           joint_damping=1.0, limp_damping=LIMP)      # as the battle's fall
     engine.set_bodies(ragdoll.bodies_from_pose(pose, placement))
     engine.faint(0.5)
     for step in range(6 * 60):          # at rest, some moment after the first second

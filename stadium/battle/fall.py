@@ -40,7 +40,8 @@ FASTEST = 3.0               # body heights a second: the most a body starts with
 FASTEST_TURN = 12.0         # radians a second
 GRAVITY = 9.81              # world units a second squared; the model's are world / root scale
 LIMP = 0.3                  # the share of the drives' damping a fainted body keeps
-RATE = 480.0                # the engine's steps a second: a long light chain is unstable at 240
+RATE = 240.0                # the engine's steps a second (a wyrm once went unstable here:
+                            # its springs read as motion threw it; 480 costs a half more)
 
 _log = logging.getLogger(__name__)
 _PROFILES: "weakref.WeakKeyDictionary[RuntimeSpecies, rt.Ragdoll]" = weakref.WeakKeyDictionary()
