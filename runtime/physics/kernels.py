@@ -369,9 +369,7 @@ def step(parents, pose_locals, placement, force, delta, rate, max_steps, springs
     last = values[AT_LOCALS:AT_LOCALS + 10 * n].reshape((n, 10))
     last_placement = values[AT_PLACEMENT:AT_PLACEMENT + 10]
     if values[1] == 0.0:
-        last_placement[:] = placement
-        values[AT_FORCE:AT_FORCE + 3] = force
-        _keep_pose(last, pose_locals)
+        _keep_call(values, last, placement, force, pose_locals)
         values[1] = 1.0
     h = 1.0 / rate
     d = min(abs(delta), max_steps * h)
@@ -397,17 +395,22 @@ def step(parents, pose_locals, placement, force, delta, rate, max_steps, springs
         values[2] = 1.0
     rest = total - count * h
     values[0] = rest if 0.0 < rest < h else 0.0
-    last_placement[:] = placement
-    values[AT_FORCE:AT_FORCE + 3] = force
-    _keep_pose(last, pose_locals)
+    _keep_call(values, last, placement, force, pose_locals)
     return count
 
 
 @kernel
-def _keep_pose(last, pose_locals):
-    """The pose as the last call's, its rotations normalized (a state holds unit ones)."""
-    last[:, :] = pose_locals
+def _keep_call(values, last, placement, force, pose_locals):
+    """The placement, force and pose as the last call's, the pose's rotations normalized (a
+    state holds unit ones). Element by element: a slice assignment compiles numba's shape
+    check and its message's string formatting, seconds of a first run."""
+    for i in range(10):
+        values[AT_PLACEMENT + i] = placement[i]
+    for i in range(3):
+        values[AT_FORCE + i] = force[i]
     for b in range(last.shape[0]):
+        for i in range(10):
+            last[b, i] = pose_locals[b, i]
         last[b, 3], last[b, 4], last[b, 5], last[b, 6] = _qnorm((last[b, 3], last[b, 4],
                                                                  last[b, 5], last[b, 6]))
 
@@ -428,7 +431,9 @@ def apply(parents, pose_locals, rate, springs, jbones, jvalues, lkinds, lvalues,
     placement = values[AT_PLACEMENT:AT_PLACEMENT + 10]
     _compose(parents, last[:reach], placement, world[:reach], turns[:reach])
     place_colliders(ckinds, cbones, cvalues, world, table)
-    locals_[:n, :] = pose_locals
+    for b in range(n):
+        for i in range(10):
+            locals_[b, i] = pose_locals[b, i]
     _compose(parents, locals_[:n], placement, out_world, out_turns)
     pq = _qnorm((placement[3], placement[4], placement[5], placement[6]))
     frac = values[0] * rate
