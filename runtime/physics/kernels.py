@@ -33,7 +33,7 @@ CAPSULE_PASSES = 3      # nearest point, pushed, nearest point again: a capsule'
 
 
 # ---- small arithmetic (the rest is core.rotations') ----------------------------------------
-@kernel
+@kernel(inner=True)
 def _qnorm(q):
     n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
     if not n > 0.0:
@@ -41,7 +41,7 @@ def _qnorm(q):
     return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
 
 
-@kernel
+@kernel(inner=True)
 def _arc(a, b):
     """The shortest turn taking unit a onto unit b (half way about any perpendicular when
     they are opposite)."""
@@ -53,7 +53,7 @@ def _arc(a, b):
                    a[0] * b[1] - a[1] * b[0], 1.0 + d))
 
 
-@kernel
+@kernel(inner=True)
 def _unit(a, fallback):
     n = math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
     if not n > 1e-300:
@@ -61,7 +61,7 @@ def _unit(a, fallback):
     return (a[0] / n, a[1] / n, a[2] / n)
 
 
-@kernel
+@kernel(inner=True)
 def _point(m, b, v):
     """Affine row block m[b] (3 x 4) times the point v."""
     return (m[b, 0, 0] * v[0] + m[b, 0, 1] * v[1] + m[b, 0, 2] * v[2] + m[b, 0, 3],
@@ -69,12 +69,12 @@ def _point(m, b, v):
             m[b, 2, 0] * v[0] + m[b, 2, 1] * v[1] + m[b, 2, 2] * v[2] + m[b, 2, 3])
 
 
-@kernel
+@kernel(inner=True)
 def _origin(m, b):
     return (m[b, 0, 3], m[b, 1, 3], m[b, 2, 3])
 
 
-@kernel
+@kernel(inner=True)
 def _size(m, b):
     """A frame's scale as one number: the cube root of its block's |determinant| (the scale
     itself for a uniform one)."""
@@ -84,7 +84,7 @@ def _size(m, b):
     return np.cbrt(abs(det))
 
 
-@kernel
+@kernel(inner=True)
 def _to_frame(m, b, p):
     """The point p in frame m[b]'s coordinates (its block inverted)."""
     a, bb, c = m[b, 0, 0], m[b, 0, 1], m[b, 0, 2]
@@ -100,7 +100,7 @@ def _to_frame(m, b, p):
 
 
 # ---- poses in binary64 ---------------------------------------------------------------------
-@kernel
+@kernel(inner=True)
 def _slerp(a, b, t):
     """Along the shorter arc from unit a to unit b."""
     d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
@@ -117,7 +117,7 @@ def _slerp(a, b, t):
                    wa * a[3] + wb * b[3]))
 
 
-@kernel
+@kernel(inner=True)
 def _blend_transform(a, b, t, out):
     """out = a to b at t: translation and scale linearly, rotation along the shorter arc."""
     for i in (0, 1, 2, 7, 8, 9):
@@ -126,7 +126,7 @@ def _blend_transform(a, b, t, out):
     out[3], out[4], out[5], out[6] = q
 
 
-@kernel
+@kernel(inner=True)
 def _compose(parents, locals_, placement, model, turns):
     """Each bone's frame under the placement (model (n, 3, 4), binary64) and its turn (turns
     (n, 4): the placement's rotation times the chain of the locals' normalized rotations),
@@ -159,7 +159,7 @@ def _compose(parents, locals_, placement, model, turns):
 
 
 # ---- constraints on a tail -----------------------------------------------------------------
-@kernel
+@kernel(inner=True)
 def _bound_cosine(head, tail, length, axis, bound, at_least):
     """The tail turned about its head, nearest where it was, so its direction's cosine to
     the unit axis is at least (or, at_least False, at most) bound (clamped to [-1, 1])."""
@@ -175,7 +175,7 @@ def _bound_cosine(head, tail, length, axis, bound, at_least):
     return add(head, scaled(add(scaled(axis, bound), scaled(perp, s)), length))
 
 
-@kernel
+@kernel(inner=True)
 def _sphere(head, tail, length, center, radius, inside):
     """The tail kept out of (or in) the sphere of radius about center."""
     to = sub(center, head)
@@ -187,7 +187,7 @@ def _sphere(head, tail, length, center, radius, inside):
     return _bound_cosine(head, tail, length, axis, bound, inside)
 
 
-@kernel
+@kernel(inner=True)
 def _nearest_on_segment(a, b, p):
     ab = sub(b, a)
     den = dot(ab, ab)
@@ -195,7 +195,7 @@ def _nearest_on_segment(a, b, p):
     return add(a, scaled(ab, t))
 
 
-@kernel
+@kernel(inner=True)
 def place_colliders(ckinds, cbones, cvalues, world, table):
     """Each collider in the world once a step (table (colliders, 8)): its point, then its
     capsule's end (a sphere's point again) or its plane's unit normal, then its radius."""
@@ -219,7 +219,7 @@ def place_colliders(ckinds, cbones, cvalues, world, table):
         table[c, 6] = np.float64(cvalues[c, 3]) * _size(world, bone)
 
 
-@kernel
+@kernel(inner=True)
 def _collide(head, tail, length, hit, kind, table, c):
     """The tail pushed out of collider c (or kept in an inside one, or on a plane's side),
     as place_colliders put it in the world."""
@@ -243,7 +243,7 @@ def _collide(head, tail, length, hit, kind, table, c):
     return tail
 
 
-@kernel
+@kernel(inner=True)
 def _limit(head, tail, length, frame, kind, values, j):
     """The tail kept within joint j's limit, its frame the limit's turn in the world."""
     if kind == 0:
@@ -267,7 +267,7 @@ def _limit(head, tail, length, frame, kind, values, j):
     return add(head, scaled(rotate(frame, d), length))
 
 
-@kernel
+@kernel(inner=True)
 def _limit_frame(turn, direction, values, j):
     """Joint j's limit frame: the joint's turn, +Y taken onto the pose's head-to-tail
     direction by the shortest arc, then the limit's rotation."""
@@ -277,7 +277,7 @@ def _limit_frame(turn, direction, values, j):
     return qmul(qmul(turn, _arc((0.0, 1.0, 0.0), local)), q)
 
 
-@kernel
+@kernel(inner=True)
 def _constrain(head, tail, length, hit, frame, j, lkinds, lvalues, first_link, link_count,
                links, ckinds, table):
     """The limit, then each collider followed by the limit again (VRMC_springBone_limit's
@@ -294,17 +294,17 @@ def _constrain(head, tail, length, hit, frame, j, lkinds, lvalues, first_link, l
 
 
 # ---- one step --------------------------------------------------------------------------------
-@kernel
+@kernel(inner=True)
 def _from_center(world, center, p):
     return p if center == NO_BONE else _point(world, center, p)
 
 
-@kernel
+@kernel(inner=True)
 def _into_center(world, center, p):
     return p if center == NO_BONE else _to_frame(world, center, p)
 
 
-@kernel
+@kernel(inner=True)
 def _step_springs(springs, jbones, jvalues, lkinds, lvalues, ckinds, links, table, world, turns,
                   force, tails, moving):
     """One step of every spring, its pose's frames in world (turns their rotations), the
@@ -399,7 +399,7 @@ def step(parents, pose_locals, placement, force, delta, rate, max_steps, springs
     return count
 
 
-@kernel
+@kernel(inner=True)
 def _keep_call(values, last, placement, force, pose_locals):
     """The placement, force and pose as the last call's, the pose's rotations normalized (a
     state holds unit ones). Element by element: a slice assignment compiles numba's shape
