@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ..core.jit import kernel
+from ..core.jit import kernel, reads, scalar, writes
 from .chain import (NO_PLACE, applied, frames, load, path_to, place_of, point, recompose,
                     refresh, rotation, set_local_rotation, settle, store, turn,
                     turn_rotation)
@@ -102,7 +102,13 @@ def _two_bone_solve(locals_, path, js, jm, params, goal, loc, pos, rot, lin, cha
     return reached
 
 
-@kernel
+# two_bone's and aim's one signature each (a first run compiles them aside:
+# runtime.core.jit.compile_aside): the parents, the pose's locals, the bones, the params.
+_PARENTS, _LOCALS = reads(np.uint32, 1), writes(np.float32, 2)
+_I = scalar(np.int64)
+
+
+@kernel(signature=(_PARENTS, _LOCALS, _I, _I, _I, reads(np.float64, 1)))
 def two_bone(parents, locals_, start, middle, end, params):
     """maniPose_SolveTwoBone's work on one pose: 1 reached, 0 not, or NOT_ANCESTORS.
     params: goal 3, pole 3, hinge 3, twist, soften, weight."""
@@ -176,7 +182,8 @@ def _aim_turn(pos, rot, lin, ja, goal, forward, up, pole, offset, twist, cone, s
     return qmul(axis_angle(line, angle), r_arc), True, cut
 
 
-@kernel
+@kernel(signature=(_PARENTS, _LOCALS, reads(np.int64, 1), reads(np.float64, 1),
+                   reads(np.float64, 1)))
 def aim(parents, locals_, bones, shares, params):
     """maniPose_SolveAim's work: 1 reached, 0 not, or NOT_ANCESTORS. bones root first, the
     aiming bone last; shares >= 0, not all 0. params: goal 3, forward 3 (unit), up 3,

@@ -23,13 +23,22 @@ import math
 
 import numpy as np
 
-from ..core.jit import kernel
+from ..core.jit import kernel, reads, scalar, writes
 from ..core.limits import NO_BONE
 from ..core.rotations import add, dot, qconj, qmul, rotate, scaled, sub
 
 AT_PLACEMENT, AT_FORCE, AT_LOCALS = 4, 14, 20
 GRID_SLACK = 1e-6       # of a step
 CAPSULE_PASSES = 3      # nearest point, pushed, nearest point again: a capsule's bend settles
+
+# step's and apply's one signature each (so a first run compiles them aside, while its
+# first update compiles here: runtime.core.jit.compile_aside): the skeleton's parents, the
+# spring set's tables (springs, joint bones and values, limit kinds and values, collider
+# kinds, bones and values, links), the state's values, tails and scratch.
+_U1, _U2, _F2 = reads(np.uint32, 1), reads(np.uint32, 2), reads(np.float32, 2)
+_TABLES = (_U2, _U1, _F2, _U1, _F2, _U1, _U1, _F2, _U1)
+_W1, _W2, _W3 = writes(np.float64, 1), writes(np.float64, 2), writes(np.float64, 3)
+_R, _I = scalar(np.float64), scalar(np.int64)
 
 
 # ---- small arithmetic (the rest is core.rotations') ----------------------------------------
@@ -356,7 +365,8 @@ def _step_springs(springs, jbones, jvalues, lkinds, lvalues, ckinds, links, tabl
             head = tail
 
 
-@kernel
+@kernel(signature=(_U1, _F2, reads(np.float64, 1), reads(np.float64, 1), _R, _R, _I, *_TABLES,
+                   _W1, _W2, _W2, _W3, _W2, _W2))
 def step(parents, pose_locals, placement, force, delta, rate, max_steps, springs, jbones,
          jvalues, lkinds, lvalues, ckinds, cbones, cvalues, links, values, tails, locals_,
          world, turns, table):
@@ -416,7 +426,8 @@ def _keep_call(values, last, placement, force, pose_locals):
 
 
 # ---- the output ------------------------------------------------------------------------------
-@kernel
+@kernel(signature=(_U1, writes(np.float32, 2), _R, *_TABLES, _W1, _W2, _W2, _W3, _W2, _W3, _W2,
+                   _W2, _I))
 def apply(parents, pose_locals, rate, springs, jbones, jvalues, lkinds, lvalues, ckinds, cbones,
           cvalues, links, values, tails, locals_, world, turns, out_world, out_turns, table, reach):
     """maniSpringState_Apply's work: each joint's local rotation in pose_locals (binary32)
