@@ -152,3 +152,15 @@ def test_a_declared_kernel_is_dispatched_without_python_after_its_first_call(tmp
     for _ in range(3):          # of the declared type exactly, and converted to it
         assert module.pick(read_only, 1) == 2.0 and module.pick(writable, 1) == 1.0
     assert len(entered) == 2
+
+
+def test_the_per_frame_kernels_classes_list_can_compile_aside():
+    """What a first battle sends aside (stadium.battle.secondary.compile_aside): each of one
+    declared signature, else compile_aside refuses it."""
+    import runtime as rt
+
+    listed = (rt.SpringState.kernels + rt.AimSolve.kernels + rt.TwoBoneSolve.kernels
+              + rt.BlendLayer.kernels)
+    assert len(listed) == 5
+    for k in listed:
+        assert isinstance(k, jit._Declared) and k.declared is not None, k.py_func.__qualname__

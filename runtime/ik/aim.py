@@ -39,6 +39,8 @@ class AimSolve:
     """maniAimSolve. Goal and pole in the pose's model space; forward, up and offset in the
     aiming bone's local frame; twist and cone in radians."""
 
+    kernels = (aim,)    # what solve_aim runs, of one declared signature (jit.compile_aside)
+
     bones: Sequence[int]
     goal: Vector
     forward: Vector = (1.0, 0.0, 0.0)

@@ -67,7 +67,7 @@ def root_path(skeleton, bone: int) -> np.ndarray:
     return path_to(skeleton.parents, bone)
 
 
-@kernel
+@kernel(inner=True)
 def place_of(path, bone, last):
     """The place of `bone` on the path among places 0..last, or NO_PLACE."""
     for i in range(last + 1):
@@ -76,7 +76,7 @@ def place_of(path, bone, last):
     return NO_PLACE
 
 
-@kernel
+@kernel(inner=True)
 def frames(k):
     """Empty working frames for a path of k bones: loc, pos, rot, lin (views of one block)."""
     block = np.empty(26 * k)
@@ -84,7 +84,7 @@ def frames(k):
             block[13 * k:17 * k].reshape((k, 4)), block[17 * k:].reshape((k, 3, 3)))
 
 
-@kernel
+@kernel(inner=True)
 def load(locals_, path, loc, pos, rot, lin):
     """The path's locals into `loc` and every place composed."""
     k = path.shape[0]
@@ -94,7 +94,7 @@ def load(locals_, path, loc, pos, rot, lin):
     recompose(loc, pos, rot, lin, 0, k - 1)
 
 
-@kernel
+@kernel(inner=True)
 def refresh(loc, pos, rot, lin, i):
     """Place i's model frame from place i - 1's (or its local alone at place 0)."""
     tx, ty, tz = loc[i, 0], loc[i, 1], loc[i, 2]
@@ -123,29 +123,29 @@ def refresh(loc, pos, rot, lin, i):
     rot[i, 0], rot[i, 1], rot[i, 2], rot[i, 3] = r[0], r[1], r[2], r[3]
 
 
-@kernel
+@kernel(inner=True)
 def recompose(loc, pos, rot, lin, first, last):
     """Places first..last (inclusive) recomposed in order."""
     for i in range(first, last + 1):
         refresh(loc, pos, rot, lin, i)
 
 
-@kernel
+@kernel(inner=True)
 def point(pos, i):
     return (pos[i, 0], pos[i, 1], pos[i, 2])
 
 
-@kernel
+@kernel(inner=True)
 def rotation(rot, i):
     return (rot[i, 0], rot[i, 1], rot[i, 2], rot[i, 3])
 
 
-@kernel
+@kernel(inner=True)
 def local_rotation(loc, i):
     return (loc[i, 3], loc[i, 4], loc[i, 5], loc[i, 6])
 
 
-@kernel
+@kernel(inner=True)
 def applied(lin, i, v):
     """Place i's rotation-scale block times v: a point fixed to the bone, from its origin."""
     return (lin[i, 0, 0] * v[0] + lin[i, 0, 1] * v[1] + lin[i, 0, 2] * v[2],
@@ -153,14 +153,14 @@ def applied(lin, i, v):
             lin[i, 2, 0] * v[0] + lin[i, 2, 1] * v[1] + lin[i, 2, 2] * v[2])
 
 
-@kernel
+@kernel(inner=True)
 def set_local_rotation(loc, pos, rot, lin, i, q):
     """Place i's local rotation set to the unit q, its frame refreshed."""
     loc[i, 3], loc[i, 4], loc[i, 5], loc[i, 6] = q[0], q[1], q[2], q[3]
     refresh(loc, pos, rot, lin, i)
 
 
-@kernel
+@kernel(inner=True)
 def turn(loc, pos, rot, lin, i, r):
     """Place i turned by the model-space turn r about its origin (the places below it are
     stale until recomposed)."""
@@ -169,7 +169,7 @@ def turn(loc, pos, rot, lin, i, r):
     set_local_rotation(loc, pos, rot, lin, i, qunit(qmul(qconj(parent), qmul(r, rotation(rot, i)))))
 
 
-@kernel
+@kernel(inner=True)
 def turn_rotation(loc, rot, i, r):
     """`turn` for a solver that needs only place i's rotation until it next recomposes
     (CCD's sweep): its local and model rotations, not its matrix."""
@@ -180,7 +180,7 @@ def turn_rotation(loc, rot, i, r):
     rot[i, 0], rot[i, 1], rot[i, 2], rot[i, 3] = model[0], model[1], model[2], model[3]
 
 
-@kernel
+@kernel(inner=True)
 def settle(locals_, path, loc, first, weight, changed):
     """Places first.. of `loc` made what the pose will hold: each rotation's correction from
     the pose's (its unit form), a `weight` fraction of it, rounded to binary32; under
@@ -206,7 +206,7 @@ def settle(locals_, path, loc, first, weight, changed):
             loc[i, 3 + c] = np.float64(np.float32(q[c]))
 
 
-@kernel
+@kernel(inner=True)
 def store(locals_, path, loc, first, changed):
     """The settled rotations of the changed places into the pose's locals."""
     for i in range(first, path.shape[0]):

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ..core.jit import kernel
+from ..core.jit import kernel, reads, scalar, writes
 from .chain import (NO_PLACE, applied, frames, load, path_to, place_of, point, recompose,
                     refresh, rotation, set_local_rotation, settle, store, turn,
                     turn_rotation)
@@ -30,7 +30,7 @@ ALONG = 1e-3            # a hinge whose sine with its bone's axis is under this 
 
 # ---- two-bone ------------------------------------------------------------------------------
 
-@kernel
+@kernel(inner=True)
 def _softened(distance, reach, soften):
     """The distance the chain spans for a goal `distance` away: the goal's own up to
     (1 - soften) of the reach, then closing on the reach exponentially, as smooth as a line
@@ -44,7 +44,7 @@ def _softened(distance, reach, soften):
     return knee + span * (1.0 - math.exp(-(distance - knee) / span))
 
 
-@kernel
+@kernel(inner=True)
 def _two_bone_places(path, start, middle):
     """Places of start and middle on the end's path, or NO_PLACE for both when the bones are
     not each an ancestor of the next."""
@@ -56,7 +56,7 @@ def _two_bone_places(path, start, middle):
     return js, jm
 
 
-@kernel
+@kernel(inner=True)
 def _two_bone_solve(locals_, path, js, jm, params, goal, loc, pos, rot, lin, changed):
     """One pose's two-bone solve, written; whether the end reached the goal."""
     load(locals_, path, loc, pos, rot, lin)
@@ -102,7 +102,13 @@ def _two_bone_solve(locals_, path, js, jm, params, goal, loc, pos, rot, lin, cha
     return reached
 
 
-@kernel
+# two_bone's and aim's one signature each (a first run compiles them aside:
+# runtime.core.jit.compile_aside): the parents, the pose's locals, the bones, the params.
+_PARENTS, _LOCALS = reads(np.uint32, 1), writes(np.float32, 2)
+_I = scalar(np.int64)
+
+
+@kernel(signature=(_PARENTS, _LOCALS, _I, _I, _I, reads(np.float64, 1)))
 def two_bone(parents, locals_, start, middle, end, params):
     """maniPose_SolveTwoBone's work on one pose: 1 reached, 0 not, or NOT_ANCESTORS.
     params: goal 3, pole 3, hinge 3, twist, soften, weight."""
@@ -137,7 +143,7 @@ def two_bone_batch(parents, locals_, start, middle, end, params, goals, reached)
 
 # ---- aim ------------------------------------------------------------------------------------
 
-@kernel
+@kernel(inner=True)
 def _aim_turn(pos, rot, lin, ja, goal, forward, up, pole, offset, twist, cone, start_forward,
               start_up):
     """The model-space turn that aims the bone at place ja from where it now is: (turn,
@@ -176,7 +182,8 @@ def _aim_turn(pos, rot, lin, ja, goal, forward, up, pole, offset, twist, cone, s
     return qmul(axis_angle(line, angle), r_arc), True, cut
 
 
-@kernel
+@kernel(signature=(_PARENTS, _LOCALS, reads(np.int64, 1), reads(np.float64, 1),
+                   reads(np.float64, 1)))
 def aim(parents, locals_, bones, shares, params):
     """maniPose_SolveAim's work: 1 reached, 0 not, or NOT_ANCESTORS. bones root first, the
     aiming bone last; shares >= 0, not all 0. params: goal 3, forward 3 (unit), up 3,
@@ -240,7 +247,7 @@ def aim(parents, locals_, bones, shares, params):
 
 # ---- chains: limits, CCD, FABRIK ------------------------------------------------------------
 
-@kernel
+@kernel(inner=True)
 def bone_axes(rests, path, first):
     """Each chain place's bone axis in its own frame: toward the next bone of the chain as
     the skeleton's rest has it; the end's, toward no child, continues its parent's line (its
@@ -264,7 +271,7 @@ def bone_axes(rests, path, first):
     return axes
 
 
-@kernel
+@kernel(inner=True)
 def limited(q, rest, kind, axis, bone_axis, low, high):
     """The local rotation q within a limit, measured from the rest rotation (the turn
     rest^-1 q, in the bone's own frame). A hinge keeps only the turn's twist about its axis,
@@ -286,7 +293,7 @@ def limited(q, rest, kind, axis, bone_axis, low, high):
     return qunit(qmul(rest, delta))
 
 
-@kernel
+@kernel(inner=True)
 def _limit(loc, pos, rot, lin, i, rests, path, kinds, places, data, axes, limited_places):
     """Place i's limits applied in their order (its frame refreshed)."""
     if not limited_places[i]:
@@ -303,14 +310,14 @@ def _limit(loc, pos, rot, lin, i, rests, path, kinds, places, data, axes, limite
         set_local_rotation(loc, pos, rot, lin, i, q)
 
 
-@kernel
+@kernel(inner=True)
 def _end_rotation(loc, pos, rot, lin, je, wanted, share):
     """The end bone turned a `share` of the way from its model rotation to the wanted one."""
     model = rotation(rot, je)
     turn(loc, pos, rot, lin, je, partial(qmul(wanted, qconj(model)), share))
 
 
-@kernel
+@kernel(inner=True)
 def _pole_turn(loc, pos, rot, lin, jr, je, goal, pole):
     """FABRIK's first step: the chain turned about the root-to-goal line so its bend (the
     joints' mean offset from the line) faces the pole, the turn scaled down as the bend

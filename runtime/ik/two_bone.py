@@ -35,6 +35,8 @@ class TwoBoneSolve:
     """maniTwoBoneSolve. Goal and pole in the pose's model space (the pole a direction);
     the hinge an axis in the middle bone's local frame; twist in radians."""
 
+    kernels = (two_bone,)   # what solve_two_bone runs, of one declared signature (jit.compile_aside)
+
     start: int
     middle: int
     end: int

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from ..core.jit import kernel
+from ..core.jit import kernel, reads, scalar, writes
 from ..core.limits import NO_BONE
 from ..core.rotations import add, dot, qconj, qmul, rotate, scaled, sub
 
@@ -31,9 +31,18 @@ AT_PLACEMENT, AT_FORCE, AT_LOCALS = 4, 14, 20
 GRID_SLACK = 1e-6       # of a step
 CAPSULE_PASSES = 3      # nearest point, pushed, nearest point again: a capsule's bend settles
 
+# step's and apply's one signature each (so a first run compiles them aside, while its
+# first update compiles here: runtime.core.jit.compile_aside): the skeleton's parents, the
+# spring set's tables (springs, joint bones and values, limit kinds and values, collider
+# kinds, bones and values, links), the state's values, tails and scratch.
+_U1, _U2, _F2 = reads(np.uint32, 1), reads(np.uint32, 2), reads(np.float32, 2)
+_TABLES = (_U2, _U1, _F2, _U1, _F2, _U1, _U1, _F2, _U1)
+_W1, _W2, _W3 = writes(np.float64, 1), writes(np.float64, 2), writes(np.float64, 3)
+_R, _I = scalar(np.float64), scalar(np.int64)
+
 
 # ---- small arithmetic (the rest is core.rotations') ----------------------------------------
-@kernel
+@kernel(inner=True)
 def _qnorm(q):
     n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
     if not n > 0.0:
@@ -41,7 +50,7 @@ def _qnorm(q):
     return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
 
 
-@kernel
+@kernel(inner=True)
 def _arc(a, b):
     """The shortest turn taking unit a onto unit b (half way about any perpendicular when
     they are opposite)."""
@@ -53,7 +62,7 @@ def _arc(a, b):
                    a[0] * b[1] - a[1] * b[0], 1.0 + d))
 
 
-@kernel
+@kernel(inner=True)
 def _unit(a, fallback):
     n = math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
     if not n > 1e-300:
@@ -61,7 +70,7 @@ def _unit(a, fallback):
     return (a[0] / n, a[1] / n, a[2] / n)
 
 
-@kernel
+@kernel(inner=True)
 def _point(m, b, v):
     """Affine row block m[b] (3 x 4) times the point v."""
     return (m[b, 0, 0] * v[0] + m[b, 0, 1] * v[1] + m[b, 0, 2] * v[2] + m[b, 0, 3],
@@ -69,12 +78,12 @@ def _point(m, b, v):
             m[b, 2, 0] * v[0] + m[b, 2, 1] * v[1] + m[b, 2, 2] * v[2] + m[b, 2, 3])
 
 
-@kernel
+@kernel(inner=True)
 def _origin(m, b):
     return (m[b, 0, 3], m[b, 1, 3], m[b, 2, 3])
 
 
-@kernel
+@kernel(inner=True)
 def _size(m, b):
     """A frame's scale as one number: the cube root of its block's |determinant| (the scale
     itself for a uniform one)."""
@@ -84,7 +93,7 @@ def _size(m, b):
     return np.cbrt(abs(det))
 
 
-@kernel
+@kernel(inner=True)
 def _to_frame(m, b, p):
     """The point p in frame m[b]'s coordinates (its block inverted)."""
     a, bb, c = m[b, 0, 0], m[b, 0, 1], m[b, 0, 2]
@@ -100,7 +109,7 @@ def _to_frame(m, b, p):
 
 
 # ---- poses in binary64 ---------------------------------------------------------------------
-@kernel
+@kernel(inner=True)
 def _slerp(a, b, t):
     """Along the shorter arc from unit a to unit b."""
     d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
@@ -117,7 +126,7 @@ def _slerp(a, b, t):
                    wa * a[3] + wb * b[3]))
 
 
-@kernel
+@kernel(inner=True)
 def _blend_transform(a, b, t, out):
     """out = a to b at t: translation and scale linearly, rotation along the shorter arc."""
     for i in (0, 1, 2, 7, 8, 9):
@@ -126,7 +135,7 @@ def _blend_transform(a, b, t, out):
     out[3], out[4], out[5], out[6] = q
 
 
-@kernel
+@kernel(inner=True)
 def _compose(parents, locals_, placement, model, turns):
     """Each bone's frame under the placement (model (n, 3, 4), binary64) and its turn (turns
     (n, 4): the placement's rotation times the chain of the locals' normalized rotations),
@@ -159,7 +168,7 @@ def _compose(parents, locals_, placement, model, turns):
 
 
 # ---- constraints on a tail -----------------------------------------------------------------
-@kernel
+@kernel(inner=True)
 def _bound_cosine(head, tail, length, axis, bound, at_least):
     """The tail turned about its head, nearest where it was, so its direction's cosine to
     the unit axis is at least (or, at_least False, at most) bound (clamped to [-1, 1])."""
@@ -175,7 +184,7 @@ def _bound_cosine(head, tail, length, axis, bound, at_least):
     return add(head, scaled(add(scaled(axis, bound), scaled(perp, s)), length))
 
 
-@kernel
+@kernel(inner=True)
 def _sphere(head, tail, length, center, radius, inside):
     """The tail kept out of (or in) the sphere of radius about center."""
     to = sub(center, head)
@@ -187,7 +196,7 @@ def _sphere(head, tail, length, center, radius, inside):
     return _bound_cosine(head, tail, length, axis, bound, inside)
 
 
-@kernel
+@kernel(inner=True)
 def _nearest_on_segment(a, b, p):
     ab = sub(b, a)
     den = dot(ab, ab)
@@ -195,7 +204,7 @@ def _nearest_on_segment(a, b, p):
     return add(a, scaled(ab, t))
 
 
-@kernel
+@kernel(inner=True)
 def place_colliders(ckinds, cbones, cvalues, world, table):
     """Each collider in the world once a step (table (colliders, 8)): its point, then its
     capsule's end (a sphere's point again) or its plane's unit normal, then its radius."""
@@ -219,7 +228,7 @@ def place_colliders(ckinds, cbones, cvalues, world, table):
         table[c, 6] = np.float64(cvalues[c, 3]) * _size(world, bone)
 
 
-@kernel
+@kernel(inner=True)
 def _collide(head, tail, length, hit, kind, table, c):
     """The tail pushed out of collider c (or kept in an inside one, or on a plane's side),
     as place_colliders put it in the world."""
@@ -243,7 +252,7 @@ def _collide(head, tail, length, hit, kind, table, c):
     return tail
 
 
-@kernel
+@kernel(inner=True)
 def _limit(head, tail, length, frame, kind, values, j):
     """The tail kept within joint j's limit, its frame the limit's turn in the world."""
     if kind == 0:
@@ -267,7 +276,7 @@ def _limit(head, tail, length, frame, kind, values, j):
     return add(head, scaled(rotate(frame, d), length))
 
 
-@kernel
+@kernel(inner=True)
 def _limit_frame(turn, direction, values, j):
     """Joint j's limit frame: the joint's turn, +Y taken onto the pose's head-to-tail
     direction by the shortest arc, then the limit's rotation."""
@@ -277,7 +286,7 @@ def _limit_frame(turn, direction, values, j):
     return qmul(qmul(turn, _arc((0.0, 1.0, 0.0), local)), q)
 
 
-@kernel
+@kernel(inner=True)
 def _constrain(head, tail, length, hit, frame, j, lkinds, lvalues, first_link, link_count,
                links, ckinds, table):
     """The limit, then each collider followed by the limit again (VRMC_springBone_limit's
@@ -294,17 +303,17 @@ def _constrain(head, tail, length, hit, frame, j, lkinds, lvalues, first_link, l
 
 
 # ---- one step --------------------------------------------------------------------------------
-@kernel
+@kernel(inner=True)
 def _from_center(world, center, p):
     return p if center == NO_BONE else _point(world, center, p)
 
 
-@kernel
+@kernel(inner=True)
 def _into_center(world, center, p):
     return p if center == NO_BONE else _to_frame(world, center, p)
 
 
-@kernel
+@kernel(inner=True)
 def _step_springs(springs, jbones, jvalues, lkinds, lvalues, ckinds, links, table, world, turns,
                   force, tails, moving):
     """One step of every spring, its pose's frames in world (turns their rotations), the
@@ -356,7 +365,8 @@ def _step_springs(springs, jbones, jvalues, lkinds, lvalues, ckinds, links, tabl
             head = tail
 
 
-@kernel
+@kernel(signature=(_U1, _F2, reads(np.float64, 1), reads(np.float64, 1), _R, _R, _I, *_TABLES,
+                   _W1, _W2, _W2, _W3, _W2, _W2))
 def step(parents, pose_locals, placement, force, delta, rate, max_steps, springs, jbones,
          jvalues, lkinds, lvalues, ckinds, cbones, cvalues, links, values, tails, locals_,
          world, turns, table):
@@ -369,9 +379,7 @@ def step(parents, pose_locals, placement, force, delta, rate, max_steps, springs
     last = values[AT_LOCALS:AT_LOCALS + 10 * n].reshape((n, 10))
     last_placement = values[AT_PLACEMENT:AT_PLACEMENT + 10]
     if values[1] == 0.0:
-        last_placement[:] = placement
-        values[AT_FORCE:AT_FORCE + 3] = force
-        _keep_pose(last, pose_locals)
+        _keep_call(values, last, placement, force, pose_locals)
         values[1] = 1.0
     h = 1.0 / rate
     d = min(abs(delta), max_steps * h)
@@ -397,23 +405,29 @@ def step(parents, pose_locals, placement, force, delta, rate, max_steps, springs
         values[2] = 1.0
     rest = total - count * h
     values[0] = rest if 0.0 < rest < h else 0.0
-    last_placement[:] = placement
-    values[AT_FORCE:AT_FORCE + 3] = force
-    _keep_pose(last, pose_locals)
+    _keep_call(values, last, placement, force, pose_locals)
     return count
 
 
-@kernel
-def _keep_pose(last, pose_locals):
-    """The pose as the last call's, its rotations normalized (a state holds unit ones)."""
-    last[:, :] = pose_locals
+@kernel(inner=True)
+def _keep_call(values, last, placement, force, pose_locals):
+    """The placement, force and pose as the last call's, the pose's rotations normalized (a
+    state holds unit ones). Element by element: a slice assignment compiles numba's shape
+    check and its message's string formatting, seconds of a first run."""
+    for i in range(10):
+        values[AT_PLACEMENT + i] = placement[i]
+    for i in range(3):
+        values[AT_FORCE + i] = force[i]
     for b in range(last.shape[0]):
+        for i in range(10):
+            last[b, i] = pose_locals[b, i]
         last[b, 3], last[b, 4], last[b, 5], last[b, 6] = _qnorm((last[b, 3], last[b, 4],
                                                                  last[b, 5], last[b, 6]))
 
 
 # ---- the output ------------------------------------------------------------------------------
-@kernel
+@kernel(signature=(_U1, writes(np.float32, 2), _R, *_TABLES, _W1, _W2, _W2, _W3, _W2, _W3, _W2,
+                   _W2, _I))
 def apply(parents, pose_locals, rate, springs, jbones, jvalues, lkinds, lvalues, ckinds, cbones,
           cvalues, links, values, tails, locals_, world, turns, out_world, out_turns, table, reach):
     """maniSpringState_Apply's work: each joint's local rotation in pose_locals (binary32)
@@ -428,7 +442,9 @@ def apply(parents, pose_locals, rate, springs, jbones, jvalues, lkinds, lvalues,
     placement = values[AT_PLACEMENT:AT_PLACEMENT + 10]
     _compose(parents, last[:reach], placement, world[:reach], turns[:reach])
     place_colliders(ckinds, cbones, cvalues, world, table)
-    locals_[:n, :] = pose_locals
+    for b in range(n):
+        for i in range(10):
+            locals_[b, i] = pose_locals[b, i]
     _compose(parents, locals_[:n], placement, out_world, out_turns)
     pq = _qnorm((placement[3], placement[4], placement[5], placement[6]))
     frac = values[0] * rate

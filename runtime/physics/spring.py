@@ -269,6 +269,9 @@ class SpringState:
     """A set's motion in caller memory (maniSpringState): with no motion yet, the first step
     places every tail where the pose puts it."""
 
+    kernels = (kernels.step, kernels.apply)    # what step and apply run, each of one declared
+                                               # signature (jit.compile_aside)
+
     def __init__(self, spring_set: SpringSet, skeleton: Skeleton, memory=None, size=None):
         s = opened_set(spring_set)
         sk = opened(skeleton)

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..core import args
 from ..core.errors import CapacityError, InvalidError
-from ..core.jit import kernel
+from ..core.jit import kernel, reads, scalar, writes
 from .pose import Pose
 from .skeleton import Skeleton, opened
 from ..core.transform import IDENTITY
@@ -131,7 +131,8 @@ def _join(acc, row, share):
 _NO_SUMS = (0.0,) * 10
 
 
-@kernel
+@kernel(signature=(reads(np.float32, 3), reads(np.float64, 1), reads(np.float64, 2),
+                   scalar(np.float64), reads(np.float32, 2), writes(np.float32, 2)))
 def _blend(locals_, scalars, masks, threshold, rest, out):
     """blend_poses's arithmetic: (k, n, 10) layers at their weights (_weight_on) into
     (n, 10) `out`; `rest` is (n, 10), or (1, 10) for one rest every bone shares.
@@ -168,6 +169,10 @@ def _blend(locals_, scalars, masks, threshold, rest, out):
             out[b, 5], out[b, 6] = np.float32(acc[5] / length), np.float32(acc[6] / length)
         else:
             out[b, 3], out[b, 4], out[b, 5], out[b, 6] = r[3], r[4], r[5], r[6]
+
+
+BlendLayer.kernels = (_blend,)     # what blend_poses runs, of one declared signature
+                                   # (jit.compile_aside)
 
 
 @kernel(inner=True)

@@ -25,7 +25,7 @@ import numpy as np
 from .battle import PLAYER, RIVAL, Battle
 from .dex import entry
 from .battler import Battler, PoseView
-from .secondary import Switches
+from .secondary import Switches, compile_aside
 from .scene import facings
 from .trainer import Trainer
 from ..rig.convert import IMPACT_EVENT
@@ -125,6 +125,7 @@ class Match:
         """`spots(side, species)`, if given, is where a species stands on a side
         (stadium.app.framing); otherwise on its cell. With `ground(x, z)` (the map's
         height) each side's trainer stands behind its cell (stadium.battle.trainer)."""
+        compile_aside()                  # a first run: the per-frame kernels, while it sets up
         self.setup = setup
         self.roster = roster
         self.cells = tuple(np.asarray(c, float) for c in cells)

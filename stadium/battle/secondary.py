@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import runtime as rt
+from runtime.core import jit
 from runtime import (ColliderShape, ColliderSource, JointSource, SpringSetSource, SpringSource,
                      build_spring_set)
 
@@ -142,6 +143,14 @@ def _build(rts: RuntimeSpecies, res: Resolved) -> SecondaryRig:
 
 
 _RIGS: "weakref.WeakKeyDictionary[RuntimeSpecies, SecondaryRig | None]" = weakref.WeakKeyDictionary()
+
+
+def compile_aside() -> None:
+    """Starts compiling the kernels the secondary motion and the trainers run each frame in
+    another process, those the kernel cache lacks: on a machine's first battle they are
+    needed after the graph's update and evaluation, which compile here and aside meanwhile."""
+    jit.compile_aside(rt.SpringState.kernels + rt.AimSolve.kernels + rt.TwoBoneSolve.kernels
+                      + rt.BlendLayer.kernels)
 
 
 def secondary_rig(rts: RuntimeSpecies) -> SecondaryRig | None:
