@@ -318,3 +318,24 @@ def test_inspect_gives_the_playing_time():
     view = capi.maniGraphInstance_InspectNode(inst, 0)
     assert view.kind == NodeKind.motion_matching and view.playhead == inst.scalars[at + 2]
     assert view.weight == 1.0
+
+
+def test_instances_of_one_binding_run_on_threads_as_alone():
+    """The node keeps its working memory per thread: two threads running their own
+    instances of one binding give what each gives alone."""
+    import threading
+    src = F.source(history_count=2)
+    alone = [F.instance(src) for _ in range(2)]
+    want = [_run(inst, 60, 17 * k) for k, inst in enumerate(alone)]
+    binding = alone[0].binding
+    mine = [GraphInstance(binding) for _ in range(2)]
+    got = [None, None]
+
+    def run(k):
+        got[k] = _run(mine[k], 60, 17 * k)
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == want

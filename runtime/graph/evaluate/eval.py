@@ -324,10 +324,14 @@ def _matching(b, st, k, node):
     r = b.runs[k]
     base = b.layout.nodes[k]
     sk = b.skeleton
-    pose, mirrored = Pose(sk), Pose(sk)
+    local = threading.local()           # each thread's two poses: instances evaluate on any thread
 
     def step(e):
         S = e.S
+        poses = getattr(local, "poses", None)
+        if poses is None:
+            poses = local.poses = (Pose(sk), Pose(sk))
+        pose, mirrored = poses
         for lane in range(S.shape[0]):
             if not S[lane, base] > 0.0:
                 continue

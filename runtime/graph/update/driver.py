@@ -111,9 +111,10 @@ def _run(insts, S, delta, capacity) -> list:
     moves = np.empty((m, 7), dtype=np.float32)
     extra_moves = np.empty((m, len(t.matching), 7))
     extra_weights = np.empty((m, len(t.matching)))
-    for x, step_ in enumerate(t.matching):
-        extra_moves[:, x] = step_.moves
-        extra_weights[:, x] = step_.weights
+    kept = [step_.kept() for step_ in t.matching]
+    for x, k in enumerate(kept):
+        extra_moves[:, x] = k.moves
+        extra_weights[:, x] = k.weights
     play_clips(S, P, delta, t.run_i, t.run_f, t.groups, t.group_start, t.event_times,
                t.marker_times, t.marker_names, t.moves, found, counts, moves, t.extra_nodes,
                extra_moves, extra_weights)
@@ -123,19 +124,18 @@ def _run(insts, S, delta, capacity) -> list:
     for lane in range(m):
         count = int(counts[lane])
         events = _events(b, S[lane], found[lane, :count]) if count else []
-        for step_ in t.matching:
-            if step_.events[lane]:
-                events = _matched_events(events, step_, lane, float(S[lane, step_.base]))
+        for step_, k in zip(t.matching, kept):
+            if k.events[lane]:
+                events = _matched_events(events, step_.node, k.events[lane], float(S[lane, step_.base]))
         out.append((events if capacity is None else events[:capacity], len(events), moves[lane]))
     return out
 
 
-def _matched_events(events: list, step_, lane: int, weight: float) -> list:
+def _matched_events(events: list, node: int, mine: list, weight: float) -> list:
     """A motion matching node's events joined to the others in node order."""
-    k = step_.node
-    at = next((i for i, e in enumerate(events) if e.node > k), len(events))
-    return events[:at] + [GraphEvent(k, slot, name, time, weight)
-                          for slot, name, time in step_.events[lane]] + events[at:]
+    at = next((i for i, e in enumerate(events) if e.node > node), len(events))
+    return events[:at] + [GraphEvent(node, slot, name, time, weight)
+                          for slot, name, time in mine] + events[at:]
 
 
 def _events(b, S, found) -> list:

@@ -24,13 +24,15 @@ Holden's motion matching, as the spec leaves it to us:
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from ...core.jit import kernel
 from ...matching.limits import NO_FRAME
 from ...matching.search import MatchQuery, search
 from .. import motion as gm
-from ..limits import GRAPH_EVENT_THRESHOLD
+from ..limits import GRAPH_EVENT_THRESHOLD, MAX_GRAPH_SECONDS
 from .nodes import TIME_SCALE, inertializer, request_blend, weigh_only
 
 
@@ -53,6 +55,15 @@ def _blend_request(S, lane, at, own, duration):
     request_blend(S, lane, at, own, duration)
 
 
+class Kept:
+    """One call's lanes' moves (binary64), root motion weights (0: no move) and events
+    ((clip slot, name, time) per lane), and the events' working rows."""
+
+    def __init__(self, m: int, room: int):
+        self.moves, self.weights, self.events = np.zeros((m, 7)), np.zeros(m), []
+        self.found = np.zeros((room, 2), np.int64)
+
+
 class MatchStep:
     """A motion matching node's pass 1 step (a function of S, P and the step), keeping for
     pass 2 each lane's move and root motion weight and its events."""
@@ -63,28 +74,31 @@ class MatchStep:
         self.weigh = weigh_only(b, k, node)
         self.inert_at, self.inert_duration = inertializer(b, k)
         self.history = r.data.history_count
-        self.moves = np.zeros((0, 7))
-        self.weights = np.zeros(0)
-        self.events = []
-        self._found = np.zeros((max(1, 3 * max(p.event_times.size for p in r.plays)), 2), np.int64)
+        self._events_room = max(1, 3 * max(p.event_times.size for p in r.plays))
+        self._local = threading.local()     # each thread's Kept: instances update on any thread
         offsets, scales = r.db.normalization()
-        self._offsets, self._scales = offsets, scales
+        self._offsets = offsets
         self._raw = (r.db.features[r.db.frame_slot] * scales + offsets).astype(np.float32)
 
     def __call__(self, S, P, step):
         self.weigh(S, P, step)
         m = S.shape[0]
-        if self.moves.shape[0] != m:
-            self.moves, self.weights = np.zeros((m, 7)), np.zeros(m)
-        self.moves[:] = gm.IDENTITY
-        self.weights[:] = 0.0
-        self.events = [[] for _ in range(m)]
+        kept = getattr(self._local, "kept", None)
+        if kept is None or kept.moves.shape[0] != m:
+            kept = self._local.kept = Kept(m, self._events_room)
+        kept.moves[:] = gm.IDENTITY
+        kept.weights[:] = 0.0
+        kept.events = [[] for _ in range(m)]
         for lane in range(m):
             if S[lane, self.base] > 0.0:
                 dt = step * P[TIME_SCALE, lane, self.node]
-                self._lane(S, lane, dt if dt > 0.0 else 0.0)
+                self._lane(S, lane, dt if dt > 0.0 else 0.0, kept)
 
-    def _lane(self, S, lane: int, dt: float) -> None:
+    def kept(self) -> "Kept":
+        """What this thread's last call kept for pass 2."""
+        return self._local.kept
+
+    def _lane(self, S, lane: int, dt: float, kept: "Kept") -> None:
         r, at = self.run, self.base + 2
         d = r.data
         playing, entry, time, since = bool(S[lane, at]), int(S[lane, at + 1]), S[lane, at + 2], S[lane, at + 3]
@@ -96,10 +110,10 @@ class MatchStep:
                 new, wraps = _advance(play.duration, time, dt)
             else:
                 new, wraps = min(max(time + dt, start), end), 0.0
-            self._play(lane, entry, time, new, wraps, S[lane, self.base], S[lane, self.base + 1])
+            self._play(kept, lane, entry, time, new, wraps, S[lane, self.base], S[lane, self.base + 1])
             time = new
             due = due or (not r.loops[entry] and time >= end)
-        since = min(since + dt, 1.0e6)
+        since = min(since + dt, MAX_GRAPH_SECONDS)
         due = due or since >= d.period
         if r.trigger >= 0 and S[lane, r.trigger] != 0.0:
             S[lane, r.trigger] = 0.0
@@ -119,10 +133,10 @@ class MatchStep:
                     _blend_request(S, lane, self.inert_at, self.inert_duration, float(d.duration))
                 playing, entry, time = True, found.entry, found.time
                 if self.history:
-                    kept = min(picks.size + 1, self.history)
-                    S[lane, at + 6:at + 5 + kept] = picks[:kept - 1]
+                    count = min(picks.size + 1, self.history)
+                    S[lane, at + 6:at + 5 + count] = picks[:count - 1]
                     S[lane, at + 5] = found.frame
-                    S[lane, at + 4] = kept
+                    S[lane, at + 4] = count
         S[lane, at:at + 4] = float(playing), float(entry), time, since
 
     def _query(self, S, lane: int, continuing: int) -> np.ndarray:
@@ -136,18 +150,18 @@ class MatchStep:
         bits, p = tag
         return bits if p < 0 else int(S[lane, p]) & 0xFFFFFFFF
 
-    def _play(self, lane, entry, old, new, wraps, weight, root_weight) -> None:
+    def _play(self, kept, lane, entry, old, new, wraps, weight, root_weight) -> None:
         """The lane's move and events (past GRAPH_EVENT_THRESHOLD, or any weight for a slot
         built with all_events) from old to new."""
         r = self.run
         play, slot = r.plays[entry], r.slots[entry]
         if play.event_times.size and (weight > GRAPH_EVENT_THRESHOLD or r.all_events[entry]):
-            n = _passed(play.event_times, play.duration, old, new, wraps, self._found)
-            self.events[lane] = [(slot, play.event_names[e], float(play.event_times[e]))
-                                 for e in self._found[:n, 1].tolist()]
+            n = _passed(play.event_times, play.duration, old, new, wraps, kept.found)
+            kept.events[lane] = [(slot, play.event_names[e], float(play.event_times[e]))
+                                 for e in kept.found[:n, 1].tolist()]
         if play.moves is None or not root_weight > 0.0:
             return
-        out = self.moves[lane]
+        out = kept.moves[lane]
         _move(play.moves, play.rate, play.duration, play.last, old, new, wraps, out)
         a = r.node_axis
         if a >= 0:          # beneath a mirror node: reflected as update/clips.py reflects a clip's
@@ -156,7 +170,7 @@ class MatchStep:
                     out[c] = -out[c]
                 else:
                     out[3 + c] = -out[3 + c]
-        self.weights[lane] = root_weight
+        kept.weights[lane] = root_weight
 
 
 @kernel
