@@ -10,8 +10,9 @@ features are measured in; the scene scales the root into the world (RoamMotion's
 stride_scale, then the trainer's scale). The pose is the trainer's: the matched clip baked
 onto its skeleton (roam.motion).
 
-At an entry's end the last frame holds as the continuing frame: the staged clips end
-standing, so a trainer who stops stands there until the keys ask for more.
+At an entry's end there is no continuing frame: the search jumps, wherever the keys
+want to go (the staged clips neither start nor end standing: a trainer who stops finds the
+database's idle, roam.motion).
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ import numpy as np
 
 import runtime as rt
 from runtime.clip.rootmotion import get_root_motion
-from runtime.core.transform import quat_conj, quat_mul, quat_rotate
+from runtime.core.transform import quat_conj, quat_mul
 from runtime.matching.limits import NO_FRAME
 from runtime.samples.mocap import FUTURE
 
@@ -41,9 +42,9 @@ class Settings:
     rotation_half_life: float = 0.27
     inertialize_half_life: float = 0.1   # the switch's offsets (inertialize_blending_halflife)
     adjust_half_life: float = 0.2        # the character pulled toward the simulation
-    adjust_ratio: float = 0.5            # ... by at most this share of its own motion a step
+    adjust_ratio: float = 0.3            # ... by at most this share of its own motion a step
     transition_cost: float = 0.0
-    continuing_bias: float = -0.02       # a small preference for going on as it plays
+    continuing_bias: float = -0.3        # a preference for going on as it plays
     end_exclusion: float = 0.3           # no jump into an entry's last 0.3 s
     history_time: float = 0.3            # nor back into an entry near a recent pick
     history: int = 8                     # picks remembered
@@ -84,9 +85,14 @@ def yaw_quat(yaw: float) -> np.ndarray:
 
 
 def quat_yaw(q) -> float:
-    """The heading (about +y, 0 facing +z) of a rotation."""
-    f = quat_rotate(np.asarray(q, np.float64), np.array([0.0, 0.0, 1.0]))
-    return math.atan2(f[0], f[2])
+    """The heading (about +y, 0 facing +z) of a turn about +y (the roots' only turn)."""
+    return 2.0 * math.atan2(float(q[1]), float(q[3]))
+
+
+def turn_y(yaw: float, v) -> np.ndarray:
+    """Ground vector (x, z) turned by `yaw` about +y."""
+    c, s = math.cos(yaw), math.sin(yaw)
+    return np.array([c * v[0] + s * v[1], c * v[1] - s * v[0]])
 
 
 def no_walls(start, end):
@@ -127,6 +133,7 @@ class Locomotion:
         self.goal = rt.TrajectoryGoal((0.0, 0.0, 0.0), rotation, self.settings.velocity_half_life,
                                       self.settings.rotation_half_life)
         self.predicted = np.zeros((len(FUTURE), 2))       # the simulation's future, (x, z)
+        self._ahead = [rt.Trajectory() for _ in FUTURE]
         self.matched = np.zeros((len(FUTURE), 2))         # the frame's own, in the same place
         self.query = rt.MatchQuery(np.zeros(db.feature_count, np.float32))
         self.result = rt.MatchResult()
@@ -182,10 +189,11 @@ class Locomotion:
         self._advance_simulation(dt, slide)
         self._predict()
         goal = np.array([self.goal.velocity[0], self.goal.velocity[2]])
-        continuing = self._frame_at(self.entry, min(self.time + dt, self._entry_end(self.entry)))
+        ending = self.time + dt > self._entry_end(self.entry) + 1e-6
+        continuing = NO_FRAME if ending else self._frame_at(self.entry, self.time + dt)
         self.jumped = False
         sharp = np.linalg.norm(goal - self.searched_goal) > s.sharp_change
-        if self.since_search >= s.period - 1e-9 or sharp:
+        if self.since_search >= s.period - 1e-9 or sharp or ending:
             self._search(continuing, goal)
         if self.jumped:
             # the frame found is shown this step: the root moves as that frame moves
@@ -228,7 +236,8 @@ class Locomotion:
         width = 4 * len(FUTURE)
         positions, facings = [], []
         for k, t in enumerate(FUTURE):
-            ahead = self.simulation.copy()
+            ahead = self._ahead[k]
+            ahead.state[...] = self.simulation.state
             rt.advance_trajectory(ahead, self.goal, t)
             self.predicted[k] = ahead.position[[0, 2]]
             p, d = rt.trajectory_features(db, self.root, ahead)
@@ -239,7 +248,8 @@ class Locomotion:
     def _search(self, continuing: int, goal: np.ndarray) -> None:
         s, db, q = self.settings, self.database, self.query
         width = 4 * len(FUTURE)
-        pose = db.frame_features(continuing).astype(np.float64) * db.scales + db.offsets
+        now = self.frame if continuing == NO_FRAME else continuing
+        pose = db.frame_features(now).astype(np.float64) * db.scales + db.offsets
         q.features[:db.feature_count - width] = pose[:db.feature_count - width]
         q.continuing_frame = continuing
         q.continuing_bias, q.transition_cost = s.continuing_bias, s.transition_cost
@@ -290,10 +300,8 @@ class Locomotion:
         if self.entry_mirrored[self.entry]:
             move = self.motion.staged.mirror_map.mirror_root_motion(move).astype(np.float64)
         root = self.root
-        rq = root.rotation.astype(np.float64)
         start = root.position[[0, 2]].astype(np.float64)
-        delta = quat_rotate(rq, move[0:3])[[0, 2]]
-        turn = quat_mul(rq, move[3:7])
+        delta = turn_y(quat_yaw(root.rotation), move[[0, 2]])
         # the pull toward the simulation, at most adjust_ratio of the clip's own move
         k = 1.0 - math.exp(-LN2 * dt / s.adjust_half_life)
         pull = (self.simulation.position[[0, 2]] - (start + delta)) * k
@@ -301,7 +309,7 @@ class Locomotion:
         length = np.linalg.norm(pull)
         if length > most:
             pull *= most / length
-        yaw = quat_yaw(turn)
+        yaw = quat_yaw(root.rotation) + quat_yaw(move[3:7])
         gap = math.remainder(quat_yaw(self.simulation.rotation) - yaw, 2 * math.pi) * k
         most_turn = s.adjust_ratio * abs(2 * math.atan2(move[4], move[6])) + \
             s.adjust_ratio * np.linalg.norm(delta) / 100.0

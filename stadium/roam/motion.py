@@ -1,7 +1,10 @@
 """What the trainer's locomotion is made of, built once per process from the staged mocap
 (runtime.samples.mocap): the motion database of its walks, runs and turns with mirrored
-entries, and every database clip baked onto the trainer's skeleton through one retarget map
-(and through the trainer's mirror map for the mirrored entries).
+entries, as the staged database has them, and one more: an idle, the staged standing
+frame held (the staged walks and runs neither start nor end standing, so without it a
+trainer who stops would freeze mid-stride); and every database clip baked onto the
+trainer's skeleton through one retarget map (and through the trainer's mirror map for the
+mirrored entries).
 
 Baking, not retargeting each frame: a frame then samples one small clip of the trainer
 (24 bones) instead of sampling the mocap, mirroring it and retargeting it (benchmarks/
@@ -27,6 +30,8 @@ from ..battle.trainer_clips import mirror_map as trainer_mirror_map
 from ..rig.trainer_model import trainer_model
 
 FEET = ("Foot_L", "Foot_R")
+IDLE_SECONDS = 2.0
+TAG_IDLE = 8
 
 
 def missing() -> str | None:
@@ -42,7 +47,7 @@ class RoamMotion:
     (baked[clip][mirrored]), the maps, and the horizontal scale from the mocap's
     centimetres to the trainer's."""
 
-    staged: mocap.StagedDatabase
+    staged: mocap.StagedDatabase       # the roam's: the staged entries and the idle
     trainer: rt.Skeleton
     retarget: rt.RetargetMap
     baked: tuple
@@ -72,12 +77,52 @@ def retarget_map(source: rt.Skeleton, trainer: rt.Skeleton) -> rt.RetargetMap:
                                                 mocap_retarget_source(source, reference, trainer)))
 
 
+def idle_clip_source() -> rt.ClipSource:
+    """The staged standing frame held IDLE_SECONDS, its root still."""
+    source, skeleton = mocap.rooted_clip_source(mocap.MOCAP / f"{mocap.STANDING}.bvh")
+    times = [0.0, IDLE_SECONDS]
+    channels = [rt.ChannelSource(c.bone, c.path, times,
+                                 np.repeat(np.asarray(c.values[:1], np.float64), 2, axis=0))
+                for c in source.channels]
+    return rt.ClipSource(skeleton, channels, sample_rate=source.sample_rate,
+                         duration=IDLE_SECONDS, root_motion=source.root_motion)
+
+
+def roam_database() -> mocap.StagedDatabase:
+    """The staged database's files and channels, with the idle entry (plain only: it is its
+    own mirror, near enough) after theirs."""
+    import time
+
+    from runtime.matching.database_build import MatchEntry, MatchEntryFlag, MotionDatabaseSource
+
+    files = sorted(p for p in mocap.MOCAP.glob("*.bvh")
+                   if p.stem.rsplit("_", 1)[0] in mocap.LOCOMOTION)
+    sources = [mocap.rooted_clip_source(p) for p in files]
+    skeleton = sources[0][1]
+    clips = [rt.Clip(rt.build_clip(rt.Builder(), source)) for source, _ in sources]
+    clips.append(rt.Clip(rt.build_clip(rt.Builder(), idle_clip_source())))
+    names = [p.stem for p in files] + ["idle"]
+    mirror = mocap.staged_mirror_map(skeleton)
+    entries = []
+    for k, name in enumerate(names[:-1]):
+        for flags in (0, MatchEntryFlag.mirrored):
+            entries.append(MatchEntry(k, 0.0, clips[k].duration, mocap._tags(name), 0.0, int(flags)))
+    entries.append(MatchEntry(len(clips) - 1, 0.0, IDLE_SECONDS, TAG_IDLE, 0.0, 0))
+    source = MotionDatabaseSource(skeleton, clips, entries, mocap.holden_channels(skeleton),
+                                  mocap.RATE, mirror)
+    start = time.perf_counter()
+    data = rt.build_motion_database(rt.Builder(), source)
+    seconds = time.perf_counter() - start
+    return mocap.StagedDatabase(skeleton, clips, names, mirror, source, rt.MotionDatabase(data),
+                                data, seconds)
+
+
 @lru_cache(maxsize=1)
 def roam_motion() -> RoamMotion:
     """Built at first use (a few seconds: the database, then the bake)."""
     import time
 
-    staged = mocap.staged_database()
+    staged = roam_database()
     trainer = trainer_model().skeleton
     start = time.perf_counter()
     m = retarget_map(staged.skeleton, trainer)
