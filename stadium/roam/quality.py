@@ -70,17 +70,21 @@ def feet_in_world(motion: RoamMotion, pose, position_cm, yaw: float) -> np.ndarr
 
 def source_sliding(motion: RoamMotion | None = None) -> float:
     """The mocap's own foot sliding: every baked clip (plain and mirrored) played through at
-    60 Hz, carried by its root motion (the trainer's cm)."""
+    60 Hz, carried by its root motion (the trainer's cm); not the idle, which is one
+    frame held."""
     import runtime as rt
+
+    from runtime.core.transform import quat_mul
 
     motion = motion or roam_motion()
     pose = rt.Pose(motion.trainer)
     slide = FootSlide()
-    for pair in motion.baked:
+    for name, pair in zip(motion.staged.names, motion.baked):
+        if name == "idle":             # held, not captured: it would only dilute the figure
+            continue
         for clip in pair:
             slide.reset()
             at, q = np.zeros(3), yaw_quat(0.0)
-            from runtime.core.transform import quat_mul
             for k in range(int(clip.duration / DT) + 1):
                 t = min(k * DT, clip.duration)
                 clip.sample(motion.trainer, t, pose)
