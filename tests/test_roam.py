@@ -290,3 +290,28 @@ def test_headless_roam_twice_gives_the_same_hashes(tmp_path):
         lines.append(hashes.read_text().splitlines())
     assert lines[0] == lines[1]
     assert len({line.split()[1] for line in lines[0]}) == 3     # the frames differ
+
+
+@needs_mocap
+def test_the_matching_views_costs_add_up_to_the_searchs(scene_factory):
+    """The debugger's feature costs of the frame just found, plus its biases, are the cost
+    the search gave it (the view recomputes them from the database, the search from its
+    tree)."""
+    from stadium.app.debugui.matching_view import channel_costs, matched_trajectory
+    from stadium.roam import quality
+
+    scene = scene_factory(quality.PATH)
+    loc = scene.locomotion
+    checked = 0
+    for _ in range(300):
+        scene.update(DT)
+        if loc.since_search == pytest.approx(DT) and loc.frame == loc.result.frame:
+            s = loc.settings
+            bias = float(loc.database.entry_bias[loc.entry])
+            extra = s.continuing_bias if loc.result.continuing else s.transition_cost
+            total = sum(c for _, c in channel_costs(loc)) + bias + extra
+            assert total == pytest.approx(loc.result.cost, rel=1e-4, abs=1e-4)
+            checked += 1
+    assert checked > 20
+    assert matched_trajectory(loc).shape == (3, 2)
+    scene.release()
