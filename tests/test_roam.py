@@ -315,3 +315,28 @@ def test_the_matching_views_costs_add_up_to_the_searchs(scene_factory):
     assert checked > 20
     assert matched_trajectory(loc).shape == (3, 2)
     scene.release()
+
+
+@needs_mocap
+def test_the_windows_keys_walk_while_held():
+    """KEYDOWN holds a key and KEYUP lets it go; in roam mode s and d walk (they toggle the
+    shadows and nothing else in the battle)."""
+    import pygame
+
+    from stadium.app.viewer import BattleViewer, Options
+    from stadium.rig.roster import Roster
+
+    viewer = BattleViewer(Options(mode="roam", controllers=("ai", "ai")), Roster(), overlay=False)
+    try:
+        shadows = viewer.look.shadows
+        viewer.event(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_s))
+        viewer.event(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_LSHIFT))
+        assert viewer.roam.held == {"s", "left shift"} and viewer.look.shadows == shadows
+        assert np.linalg.norm(viewer.roam.desired_velocity()) == pytest.approx(340.0)
+        viewer.event(pygame.event.Event(pygame.KEYUP, key=pygame.K_LSHIFT))
+        assert np.linalg.norm(viewer.roam.desired_velocity()) == pytest.approx(110.0)
+        viewer.event(pygame.event.Event(pygame.KEYUP, key=pygame.K_s))
+        assert viewer.roam.held == set()
+        viewer.keypressed("4")              # a show's key does nothing here
+    finally:
+        viewer.release()

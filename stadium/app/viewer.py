@@ -44,6 +44,7 @@ SAVE_PATH = Path("out") / "match.json"
 NOTICE_FRAMES = 120     # a notice (saved, loaded, a screenshot) stays two seconds
 
 KEYS = (
+    ("arrows / wasd", "roam (--roam): walk the trainer, shift runs; the red mark starts the battle"),
     ("1 2", "battle: use move 1 / move 2 (show: attack 1 / attack 2)"),
     ("r", "battle again from the start"),
     ("v", "pose path: runtime graph / Stadium rig, both sides"),
