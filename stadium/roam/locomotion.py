@@ -112,11 +112,12 @@ class Locomotion:
         self.motion = motion
         self.settings = settings or Settings()
         db = self.database = motion.database
-        entries = db._entries
-        self.entry_first = entries["first_frame"].astype(np.int64)
-        self.entry_frames = entries["frame_count"].astype(np.int64)
-        self.entry_clip = entries["clip"].astype(np.int64)
-        self.entry_mirrored = (entries["flags"].astype(np.int64) & int(rt.MatchEntryFlag.mirrored)) != 0
+        entries = [db.entry(e) for e in range(db.entry_count)]
+        spans = np.array([db.entry_frames(e) for e in range(db.entry_count)], np.int64)
+        self.entry_first, self.entry_frames = spans[:, 0], spans[:, 1]
+        self.entry_start = np.array([e.start for e in entries])
+        self.entry_clip = np.array([e.clip for e in entries], np.int64)
+        self.entry_mirrored = np.array([bool(e.flags & rt.MatchEntryFlag.mirrored) for e in entries])
         self.trainer = motion.trainer
         n = self.trainer.bone_count
         self.pose = rt.Pose(self.trainer)
@@ -134,7 +135,6 @@ class Locomotion:
                                       self.settings.rotation_half_life)
         self.predicted = np.zeros((len(FUTURE), 2))       # the simulation's future, (x, z)
         self._ahead = [rt.Trajectory() for _ in FUTURE]
-        self.matched = np.zeros((len(FUTURE), 2))         # the frame's own, in the same place
         self.query = rt.MatchQuery(np.zeros(db.feature_count, np.float32))
         self.result = rt.MatchResult()
         self.picks: list[int] = []
@@ -155,14 +155,16 @@ class Locomotion:
     # ------------------------------------------------------------ the database's frames
 
     def _standing_frame(self) -> int:
-        """Where to start: the first frame of an entry, whose hips move least."""
+        """Where to start: the first frame of the entry whose hips move least there (the
+        idle's)."""
         db = self.database
-        starts = self.entry_first
-        speed = [np.linalg.norm(db.frame_features(int(f))[12:15]) for f in starts]
-        return int(starts[int(np.argmin(speed))])
+        hips = db.channel_first_feature(4)            # holden_channels: the hips' velocity
+        raw = [db.frame_features(int(f))[hips:hips + 3] * db.scales[hips:hips + 3]
+               + db.offsets[hips:hips + 3] for f in self.entry_first]
+        return int(self.entry_first[int(np.argmin([np.linalg.norm(r) for r in raw]))])
 
     def _frame_at(self, entry: int, time: float) -> int:
-        f = int(round((time - float(self.database._entries["start"][entry])) * self.database.rate))
+        f = int(round((time - self.entry_start[entry]) * self.database.rate))
         return int(self.entry_first[entry]) + min(max(f, 0), int(self.entry_frames[entry]) - 1)
 
     def _clip(self, entry: int) -> rt.Clip:
@@ -197,7 +199,7 @@ class Locomotion:
             self._search(continuing, goal)
         if self.jumped:
             # the frame found is shown this step: the root moves as that frame moves
-            start = max(self.time - dt, float(self.database._entries["start"][self.entry]))
+            start = max(self.time - dt, float(self.entry_start[self.entry]))
             self._root_motion(start, self.time - start, slide, dt)
         else:
             end = min(self.time + dt, self._entry_end(self.entry))
