@@ -61,6 +61,7 @@ def two_battlers(path: str, secondary: bool = True):
 
     for _ in range(240):        # past the send-outs
         step()
+    step.battlers = battlers    # for benchmarks/fall.py's pair with one falling
     return step
 
 

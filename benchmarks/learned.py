@@ -8,6 +8,9 @@ what it stands in for, the database and its clip, at Holden's size (53,500 frame
 
     python benchmarks/learned.py
 """
+import statistics
+import time
+
 import numpy as np
 
 from _figures import emit, median_us
@@ -21,16 +24,20 @@ from runtime.samples.humanoid import humanoid_source
 BONES, FEATURE_BONES, LATENT = 36, 9, 32
 
 
-def database(frames: int, seed: int = 0):
-    """(skeleton, database, clip bytes): nine bones' translations walking at random."""
-    skeleton = rt.Skeleton.open(rt.build_skeleton(rt.Builder(), humanoid_source(BONES)))
+def walk_clip(skeleton, frames: int, seed: int) -> bytes:
     rng = np.random.default_rng(seed)
     times = np.arange(frames) / 60.0
     channels = [rt.ChannelSource(b, rt.ChannelPath.translation, times,
                                  np.cumsum(rng.normal(0, 0.01, (frames, 3)), axis=0))
                 for b in range(BONES)]
-    clip_bytes = rt.build_clip(rt.Builder(), rt.ClipSource(
+    return rt.build_clip(rt.Builder(), rt.ClipSource(
         skeleton, channels, sample_rate=60.0, duration=float(np.float32(times[-1]))))
+
+
+def database(frames: int, seed: int = 0):
+    """(skeleton, database, clip bytes): nine bones' translations walking at random."""
+    skeleton = rt.Skeleton.open(rt.build_skeleton(rt.Builder(), humanoid_source(BONES)))
+    clip_bytes = walk_clip(skeleton, frames, seed)
     clip = rt.Clip(clip_bytes)
     source = rt.MotionDatabaseSource(
         skeleton, [clip], [MatchEntry(0, 0.0, clip.duration)],
@@ -88,6 +95,87 @@ def main() -> None:
     skeleton, big, stood_for = database(53_500)
     emit("learned_model_bytes", model_bytes, "bytes", "lower", None)
     emit("learned_model_bytes_vs_database_bytes", model_bytes / stood_for, "x", "lower", None)
+    trainer_figures()
+
+
+def trainer_figures() -> None:
+    """Training speed at Holden's sizes (width 512, batch 32, the Compressor and
+    Decompressor's stage) over the synthetic database, with 1 and 2 local workers; and, when
+    the staged mocap is beside the repo, the shipped model's bytes against its database's
+    and clips'."""
+    from runtime.learned.train import (LearnedTrainer, LearnedTrainerSource,
+                                       default_learned_trainer_def, default_learned_trainer_options)
+    skeleton, db, _ = database(600)
+    clip = rt.Clip(walk_clip(skeleton, 600, 0))
+    rates = {}
+    for workers in (1, 2):
+        d = default_learned_trainer_def()
+        d.workers = workers
+        tr = LearnedTrainer(d, LearnedTrainerSource(skeleton, db, [clip],
+                                                    options=default_learned_trainer_options()))
+        tr.train(2)
+        runs = []
+        for _ in range(3):
+            start = time.perf_counter()
+            tr.train(4)
+            runs.append(4 / (time.perf_counter() - start))
+        rates[workers] = statistics.median(runs)
+        tr.destroy()
+    emit("train_iterations_per_s_1_worker", rates[1], "it/s", "higher", None)
+    emit("train_iterations_per_s_2_workers", rates[2], "it/s", "higher",
+         round(1.6 * rates[1], 3))
+    from runtime.samples import learned_model, mocap
+    if mocap.available() and learned_model.SHIPPED.is_file():
+        skeleton, clips, sub = learned_model.subset_database()
+        stood_for = len(sub.data) + sum(len(c.data) for c in clips)
+        emit("trained_model_bytes_vs_database_bytes",
+             learned_model.SHIPPED.stat().st_size / stood_for, "x", "lower", None)
+        held_out_figures(skeleton, clips, sub, LearnedModel(learned_model.SHIPPED.read_bytes()))
+
+
+def _root_space(pose, skeleton) -> np.ndarray:
+    """Bone positions relative to bone 0, in its space (cm for the staged mocap)."""
+    pose.compute_model(skeleton)
+    m = pose.model.astype(np.float64)            # (bones, 3, 4)
+    rotation, position = m[0, :, :3], m[:, :, 3]
+    return (position - position[0]) @ rotation
+
+
+def held_out_figures(skeleton, clips, sub, model, step: int = 5) -> None:
+    """The shipped model on takes it never saw (the second take of each): their frames'
+    features normalized as the model's database normalizes, projected (Projector 0),
+    decompressed; the pose error in root space against the take's own pose, beside motion
+    matching's (the nearest training frame's pose)."""
+    from runtime.clip.build import build_clip
+    from runtime.core.builder import Builder
+    from runtime.matching.database_build import MatchEntry as Entry, MotionDatabaseSource
+    from runtime.samples import learned_model, mocap
+    held, entries = [], []
+    for k, take in enumerate(learned_model.TAKES):
+        source, _ = mocap.rooted_clip_source(mocap.MOCAP / f"{take[:-3]}002.bvh")
+        held.append(rt.Clip(build_clip(Builder(), source)))
+        entries.append(Entry(k, 0.0, held[-1].duration))
+    other = rt.MotionDatabase(rt.build_motion_database(rt.Builder(), MotionDatabaseSource(
+        skeleton, held, entries, mocap.holden_channels(skeleton), mocap.RATE)))
+    offsets, scales = model.normalization()
+    train = np.array([sub.frame_features(f) for f in range(sub.frame_count)], np.float64)
+    pose, truth = rt.Pose(skeleton), rt.Pose(skeleton)
+    out = LearnedOutput(pose, np.zeros(6, np.float32))
+    learned, matched = [], []
+    for f in range(0, other.frame_count, step):
+        entry, t = other.frame(f)
+        raw = other.frame_features(f).astype(np.float64) * other.scales + other.offsets
+        query = ((raw - offsets) / scales).astype(np.float32)
+        held[entry].sample(skeleton, t, truth)
+        want = _root_space(truth, skeleton)
+        model.decompress(model.project(0, query), out)
+        learned.append(np.linalg.norm(_root_space(pose, skeleton) - want, axis=1).mean())
+        near = int(((train - query) ** 2).sum(axis=1).argmin())
+        e, u = sub.frame(near)
+        clips[sub.entry(e).clip].sample(skeleton, u, truth)
+        matched.append(np.linalg.norm(_root_space(truth, skeleton) - want, axis=1).mean())
+    emit("trained_model_held_out_pose_error_cm", float(np.mean(learned)), "cm", "lower", None)
+    emit("matching_held_out_pose_error_cm", float(np.mean(matched)), "cm", "lower", None)
 
 
 if __name__ == "__main__":

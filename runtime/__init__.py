@@ -48,6 +48,7 @@ from .matching import (MatchChannel, MatchChannelKind, MatchEntry, MatchEntryFla
                        search_motion_database, trajectory_features)
 from .learned import (LearnedLayer, LearnedModel, LearnedModelSource, LearnedNetwork,
                       LearnedOutput, LearnedProjector, LearnedWeightFormat, build_learned_model)
+from .learned.train import LearnedTrainer, LearnedTrainerDef, LearnedTrainerOptions, LearnedTrainerProjector, LearnedTrainerReport, LearnedTrainerSource  # noqa: E501
 from .clip.compress import CompressOptions, CompressReport, compress_clip, default_compress_options
 from .importers.gltf import Gltf, GltfOptions, default_gltf_options, open_gltf
 from .pose import (BlendLayer, BoneSource, MaskChain, Pose, PoseBatch, Skeleton, SkeletonSource,
@@ -103,3 +104,5 @@ __all__ += ["MatchChannel", "MatchChannelKind", "MatchEntry", "MatchEntryFlag", 
             "trajectory_features"]
 __all__ += ["LearnedLayer", "LearnedModel", "LearnedModelSource", "LearnedNetwork",
             "LearnedOutput", "LearnedProjector", "LearnedWeightFormat", "build_learned_model"]
+__all__ += ["LearnedTrainer", "LearnedTrainerDef", "LearnedTrainerOptions", "LearnedTrainerProjector",
+            "LearnedTrainerReport", "LearnedTrainerSource"]

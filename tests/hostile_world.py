@@ -430,6 +430,29 @@ class World:
         return LearnedOutput(self.pose(), np.zeros(6, np.float32), np.zeros(1, np.float32),
                              np.zeros(1, np.float32))
 
+    @cached_property
+    def learned_trainer_source(self):
+        from runtime.learned.train import (LearnedTrainerOptions, LearnedTrainerProjector,
+                                           LearnedTrainerSource)
+        options = LearnedTrainerOptions(latent_count=4, width=8, compressor_layers=1,
+                                        decompressor_layers=1, stepper_layers=1,
+                                        projector_layers=1, batch=8, stepper_window=3,
+                                        decompressor_iterations=3, stepper_iterations=3,
+                                        projector_iterations=3)
+        return LearnedTrainerSource(self.skeleton, self.database, [self.match_clip],
+                                    self.mirror_map, [LearnedTrainerProjector(1, 0)], [2],
+                                    ["smile"], ["step"], options)
+
+    def learned_trainer(self):
+        return capi.maniCreateLearnedTrainer(capi.maniDefaultLearnedTrainerDef(),
+                                             self.learned_trainer_source)
+
+    @cached_property
+    def learned_trained(self):
+        t = self.learned_trainer()
+        capi.maniLearnedTrainer_Train(t, 100)
+        return t
+
     def match_query(self):
         features = capi.maniMotionDatabase_GetFeatures(self.database, 0, np.zeros(64, np.float32), 64)
         raw = np.zeros(features, np.float32)
@@ -655,6 +678,15 @@ def valid_calls(w: World) -> dict:
         "maniLearnedModel_Decompress": lambda: (w.learned_model, w.learned_state(),
                                                 w.learned_output(), w.learned_scratch(),
                                                 w.learned_model.scratch_size),
+        "maniCreateLearnedTrainer": lambda: (capi.maniDefaultLearnedTrainerDef(),
+                                             w.learned_trainer_source),
+        "maniDestroyLearnedTrainer": lambda: (w.learned_trainer(),),
+        "maniLearnedTrainer_GetMisuse": lambda: (w.learned_trainer(),),
+        "maniLearnedTrainer_Train": lambda: (w.learned_trainer(), 2),
+        "maniLearnedTrainer_SaveCheckpoint": lambda: (w.learned_trained, bytearray(1 << 16)),
+        "maniLearnedTrainer_RestoreCheckpoint": lambda: (
+            w.learned_trainer(), capi.maniLearnedTrainer_SaveCheckpoint(w.learned_trained)),
+        "maniBuildLearnedModelFromTrainer": lambda: (rt.Builder(), w.learned_trained, 0),
         "maniAdvanceTrajectory": lambda: (Trajectory(velocity=(1, 0, 0)),
                                           TrajectoryGoal((0, 0, 2), (0, 0.6, 0, 0.8)), 0.1),
         "maniMotionDatabase_ComputeTrajectoryFeatures": lambda: (

@@ -50,6 +50,14 @@ def ufbx_read(path, times=()) -> dict:
     return out
 
 
+def ufbx_skinned(path, times) -> list:
+    """At each time, every mesh's [node name, whether local, vertex positions], skinned."""
+    run = subprocess.run([sys.executable, str(REFERENCE), "--skinned", str(path),
+                          *map(repr, times)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)["skinned"]
+
+
 def ufbx_worlds(path) -> dict:
     return {k: np.array(v) for k, v in ufbx_read(path)["nodes"].items()}
 
@@ -225,8 +233,9 @@ def check_against_ufbx(data: bytes):
 
 
 @needs_ufbx
-@pytest.mark.parametrize("order", range(6))
+@pytest.mark.parametrize("order", range(7))
 def test_rotation_orders_pivots_and_offsets_equal_ufbx(order):
+    """Every RotationOrder, spheric (6) among them: ufbx turns no Lcl Rotation in it."""
     check_against_ufbx(write_binary(scene_nodes(feature_models(order))))
 
 
@@ -704,22 +713,18 @@ def _references(path):
 SKINNED = [p for p in STAGED if _references(p)]
 
 
-@needs_shared
-@pytest.mark.parametrize("path", SKINNED, ids=lambda p: p.name)
-def test_skinned_vertices_equal_the_reference_meshes(path):
-    """Open, skeleton, skin, influences and clip; the clip sampled at each reference frame
-    (the file's rate, from the stack's start), the pose skinned linearly by an independent
-    sum here and placed: within 1e-4 of the model's size of the OBJ ufbx's authors exported
-    (`ufbx:transform_skin` files compare after the mesh's own move from its bind pose, as
-    ufbx's test does)."""
+def _whole_import(path):
+    """A staged file imported whole: open, skeleton, skin, influences and its first clip at
+    the file's rate. Returns the document, the clip's start and rate (seconds, frames a
+    second) and t (seconds from the start) -> the skin's control points posed by the clip,
+    skinned linearly by an independent sum here and placed, in the file's unit."""
     from runtime.importers.common import default_import_clip_options
-    from runtime.importers.fbx.clip import _time_range, animation, evaluate_at
-    from runtime.importers.fbx.skin import _bind_pose_matrices
+    from runtime.importers.fbx.clip import _time_range, animation
     fbx = opened(path.read_bytes())
     st = fbx.read_settings()
     opts = FbxOptions(unit_meters=st.unit_meters)
     b = rt.Builder()
-    fbx.build_skeleton(b, 0, opts)
+    fbx.build_skeleton(b, fbx.skin_skeleton(0), opts)
     sk = rt.Skeleton.open(bytes(capi.maniBuilder_CopyBuilt(b)))
     fbx.build_skin(b, 0, sk, opts)
     skin = rt.Skin(bytes(capi.maniBuilder_CopyBuilt(b)))
@@ -732,13 +737,11 @@ def test_skinned_vertices_equal_the_reference_meshes(path):
     scene = fbx._scene
     verts = control_points(scene, 0).record.child(b"Vertices").array().reshape(-1, 3)
     place = np.vstack([fbx.skeleton_placement(0, opts), [0, 0, 0, 1]]).astype(np.float64)
-    anim, keys = animation(scene, 0)
-    start = _time_range(scene, 0, keys)[0] / 46186158000
-    for frame, obj in _references(path):
-        want, transform_skin = _obj(obj)
-        t = frame / st.frame_rate
+    start = _time_range(scene, 0, animation(scene, 0)[1])[0] / SECOND
+
+    def skinned(t: float) -> np.ndarray:
         pose = rt.Pose(sk)
-        clip.sample(sk, t - start, pose)
+        clip.sample(sk, t, pose)
         pose.compute_model(sk)
         palette = capi.maniPose_ComputePalette(pose, sk, skin).astype(np.float64)
         got = np.zeros_like(verts)
@@ -746,7 +749,27 @@ def test_skinned_vertices_equal_the_reference_meshes(path):
             m = palette[infl.joints[slot].astype(int)]
             w = infl.weights[slot].astype(np.float64)[:, None]
             got += w * (np.einsum("vij,vj->vi", m[:, :, :3], verts) + m[:, :, 3])
-        got = got @ place[:3, :3].T + place[:3, 3]
+        return got @ place[:3, :3].T + place[:3, 3]
+    return fbx, start, st.frame_rate, skinned
+
+
+@needs_shared
+@pytest.mark.parametrize("path", SKINNED, ids=lambda p: p.name)
+def test_skinned_vertices_equal_the_reference_meshes(path):
+    """Open, skeleton, skin, influences and clip; the clip sampled at each reference frame
+    (the file's rate, from the stack's start), the pose skinned linearly by an independent
+    sum here and placed: within 1e-4 of the model's size of the OBJ ufbx's authors exported
+    (`ufbx:transform_skin` files compare after the mesh's own move from its bind pose, as
+    ufbx's test does)."""
+    from runtime.importers.fbx.clip import animation, evaluate_at
+    from runtime.importers.fbx.skin import _bind_pose_matrices
+    fbx, start, rate, skinned = _whole_import(path)
+    scene = fbx._scene
+    anim, _ = animation(scene, 0)
+    for frame, obj in _references(path):
+        want, transform_skin = _obj(obj)
+        t = frame / rate
+        got = skinned(t - start)
         if transform_skin:
             mesh = scene.skin_model[0]
             _, world, _ = evaluate_at(scene, anim, np.array([t]))
@@ -755,6 +778,33 @@ def test_skinned_vertices_equal_the_reference_meshes(path):
         size = float(np.ptp(want, axis=0).max())
         assert got.shape == want.shape
         assert np.abs(got - want).max() <= 1e-4 * size, (obj.name, np.abs(got - want).max())
+
+
+@needs_shared
+@needs_ufbx
+@pytest.mark.parametrize("path", STAGED, ids=lambda p: p.name)
+def test_staged_skinned_vertices_equal_ufbx_at_many_samples(path):
+    """Every staged skin's vertices, imported whole and skinned here, at a dozen samples of
+    the clip's grid: within 1e-5 of the mesh's size of the world positions ufbx skins."""
+    from runtime.clip.clip import sample_count
+    from runtime.importers.fbx.clip import _time_range, animation
+    if opened(path.read_bytes()).skin_count == 0:
+        pytest.skip("the file has no skin")
+    fbx, start, rate, skinned = _whole_import(path)
+    scene = fbx._scene
+    begin, stop = _time_range(scene, 0, animation(scene, 0)[1])
+    count = sample_count((stop - begin) / SECOND, rate)
+    ks = np.unique(np.linspace(0, count - 1, 12).round().astype(int))
+    ticks = [begin + round(k * (SECOND / rate)) if k < count - 1 else stop for k in ks]
+    ref = ufbx_skinned(path, [t / SECOND for t in ticks])
+    mesh = scene.bone_names[scene.skin_model[0]].decode()
+    for k, frame in zip(ks, ref):
+        (local, want), = [(loc, np.array(v)) for name, loc, v in frame if name == mesh]
+        assert not local
+        got = skinned(k / rate if k < count - 1 else (stop - begin) / SECOND)
+        size = float(np.ptp(want, axis=0).max())
+        assert got.shape == want.shape
+        assert np.abs(got - want).max() <= 1e-5 * size, (k, np.abs(got - want).max())
 
 
 # ------------------------------------------------------------------ curves against ufbx
@@ -891,6 +941,54 @@ def test_staged_blend_shapes_equal_ufbx():
     fbx = _morph_check(path.read_bytes(), ufbx_read(path)["channels"],
                        opened(path.read_bytes())._sets()[0].points.child(b"Vertices").array().size // 3)
     assert fbx.morph_model(0) == 0
+
+
+@needs_shared
+@needs_ufbx
+def test_staged_morphed_vertices_equal_ufbx_at_many_samples():
+    """The staged blend-shape mesh imported whole (its model's skeleton, morph targets and
+    clip at the file's rate): its control points plus each target's offsets by the clip's
+    weight track, at a dozen samples of the grid, against ufbx's deformed (local) positions."""
+    from runtime.clip.clip import sample_count
+    from runtime.core.limits import NO_TRACK
+    from runtime.importers.common import default_import_clip_options
+    from runtime.importers.fbx.clip import _time_range, animation
+    path = SHARED / "maya_blend_shape_cube_7700_binary.fbx"
+    fbx = opened(path.read_bytes())
+    st = fbx.read_settings()
+    opts = FbxOptions(unit_meters=st.unit_meters)
+    model = fbx.morph_model(0)
+    b = rt.Builder()
+    fbx.build_model_skeleton(b, model, opts)
+    sk = rt.Skeleton.open(bytes(capi.maniBuilder_CopyBuilt(b)))
+    co = default_import_clip_options()
+    co.sample_rate = st.frame_rate
+    fbx.build_clip(b, 0, sk, opts, co)
+    clip = rt.Clip.open(bytes(capi.maniBuilder_CopyBuilt(b)))
+    targets = _built_targets(fbx, 0, opts)
+    rest = fbx._sets()[0].points.child(b"Vertices").array().reshape(-1, 3)
+    offsets = [_dense(targets, i, len(rest)) for i in range(targets.target_count)]
+    mesh = fbx.model_bone_name(model).decode()
+    tracks = [clip.find_float_track(f"{mesh}/{targets.target_name(i)}")
+              for i in range(targets.target_count)]
+    assert NO_TRACK not in tracks
+    weights = clip.decoded_floats()[:, tracks]
+    scene = fbx._scene
+    begin, stop = _time_range(scene, 0, animation(scene, 0)[1])
+    count = sample_count((stop - begin) / SECOND, st.frame_rate)
+    assert count > 2
+    ks = np.unique(np.linspace(0, count - 1, 12).round().astype(int))
+    ticks = [begin + round(k * (SECOND / st.frame_rate)) if k < count - 1 else stop for k in ks]
+    ref = ufbx_skinned(path, [t / SECOND for t in ticks])
+    moved = 0.0
+    for k, frame in zip(ks, ref):
+        (local, want), = [(loc, np.array(v)) for name, loc, v in frame if name == mesh]
+        assert local
+        got = rest + sum(w * d for w, d in zip(weights[k], offsets))
+        moved = max(moved, float(np.abs(want - rest).max()))
+        size = float(np.ptp(want, axis=0).max())
+        assert np.abs(got - want).max() <= 1e-5 * size, (k, np.abs(got - want).max())
+    assert moved > 0.01                     # the samples do see the shapes move the mesh
 
 
 def blend_file(channels, vertices=None):

@@ -175,3 +175,9 @@ def _corrupted_run(data, assets, seed):
         except rt.ManiError:
             pass
     assert opened > 0
+
+
+def test_matching_files_that_open_after_corruption_run_safely():
+    """The same for a graph with a motion matching node over a database slot."""
+    import graph_matching_fixtures as F
+    _corrupted_run(build(F.source(history_count=3, required_tags=3)), F.assets(), 15)

@@ -51,7 +51,7 @@ def test_triggers_start_actions_that_settle_back_into_standby():
         assert roles[0] == action
         assert roles[-1] == "standby"
     b.trigger("faint")
-    run(b, 200)
+    run(b, 330)                 # the fall's longest, stadium.battle.fall.LONGEST + SETTLE
     assert b.role == "faint" and b.fainted()
     # faint is final: nothing leaves it, not even a send-out
     for action in ("attack1", "hit", "sendOut"):

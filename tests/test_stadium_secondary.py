@@ -119,6 +119,8 @@ def test_the_look_weight_fades_without_a_jump():
     on, off = pair("emberlisk", "mosshoof"), pair("emberlisk", "mosshoof")
     for b in off:
         b.secondary.switches = Switches(look=False)
+    for b in on + off:          # the faint's clip, where the look lets go (a fall poses the head)
+        b.falls = False
     weights, shown, turn_on, turn_off = [], [], [], []
     before = None
     cues = {200: ("attack1", 0), 260: ("hit", 0), 330: ("attack2", 0), 420: ("faint", 0)}

@@ -4,7 +4,11 @@ cluster's geometry_to_bone as ufbx evaluates the FBX file named by argv[1], as J
 time given after the file, in seconds, and under "\x00weights" every blend channel's
 keyframes' effective weights], "channels": [[name, weight, [[target weight,
 effective weight, shape name, offsets, vertices] per keyframe]]]}. ufbx can crash the
-interpreter when a scene is freed with objects alive, so the process leaves by os._exit."""
+interpreter when a scene is freed with objects alive, so the process leaves by os._exit.
+
+With --skinned before the file it prints instead {"skinned": [at each time, every mesh's
+[node name, whether local, vertex positions] as ufbx skins them]} (a process of its own:
+the binding crashes reading nodes of a scene evaluated after a skinned one is read)."""
 import json
 import os
 import sys
@@ -12,7 +16,31 @@ import sys
 import ufbx
 
 
+def skinned(path: str, times) -> None:
+    scene = ufbx.load_file(path)
+    out = []
+    keep = []
+    for t in times:
+        ev = ufbx.evaluate_scene(scene, scene.anim, t, evaluate_skinning=True)
+        keep.append(ev)
+        at = []
+        meshes = ev.meshes
+        for j in range(len(meshes)):
+            mesh = meshes[j]
+            if len(mesh.instances) == 0:
+                continue
+            v = mesh.skinned_position.values
+            at.append([mesh.instances[0].name, mesh.skinned_is_local,
+                       [[v[i].x, v[i].y, v[i].z] for i in range(len(v))]])
+        out.append(at)
+    sys.stdout.write(json.dumps({"skinned": out}) + "\n")
+    sys.stdout.flush()
+    os._exit(0)
+
+
 def main() -> None:
+    if sys.argv[1] == "--skinned":
+        skinned(sys.argv[2], [float(x) for x in sys.argv[3:]])
     scene = ufbx.load_file(sys.argv[1])
     out = {}
     nodes = scene.nodes

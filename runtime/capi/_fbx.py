@@ -15,12 +15,7 @@ __all__ = ["maniOpenFbx", "maniCloseFbx", "maniFbx_GetVersion", "maniFbx_GetMode
            "maniBuildFbxMorphTargets", "maniFbx_GetMorphWeights", "maniFbx_GetClipCount",
            "maniFbx_GetClipName", "maniBuildFbxClip", "maniFbx_GetModelPlacement"]
 
-__pending__ = {
-    "maniBuildFbxClip": "a layer that composes an animated rotation turns it in the model's "
-                        "rest RotationOrder, not the order animated at the sample; an "
-                        "animated InheritType is read at rest (as ufbx reads it) and not "
-                        "refused when out of range (issue 22)",
-}
+__pending__ = {}
 
 __constants__ = [*(f"maniFbxAxis{a.name}" for a in Axis),
                  "maniSkinningMethodLinear", "maniSkinningMethodDualQuaternion",

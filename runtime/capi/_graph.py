@@ -66,14 +66,11 @@ __all__ = [
     "maniGraphInstance_EvaluateSubset",
 ]
 
-_NODES = "the motion-matching and learned node kinds"
 __pending__ = {
-    "maniOpenGraph": f"{_NODES} are refused as unknown records",
-    "maniBindGraph": "database and model slots are checked for identity and skeleton only (not a"
-                     " database's clips and query channels)",
+    "maniOpenGraph": "the learned node kind is refused as an unknown record",
     "maniGraphInstance_Update": "learned nodes (their steps, projection, events and root motion) do"
                                 " not exist yet",
-    "maniGraphInstance_Evaluate": f"{_NODES} are not evaluated: they do not exist yet",
+    "maniGraphInstance_Evaluate": "the learned node kind is not evaluated: it does not exist yet",
 }
 
 

@@ -11,11 +11,11 @@ from ..graph.json.write import write_graph_json
 
 __all__ = ["maniBuildGraph", "maniWriteGraphJson", "maniBuildGraphJson"]
 
-_NODES = "the motion-matching and learned node kinds"
+_NODES = "the learned node kind"
 __pending__ = {
-    "maniBuildGraph": f"{_NODES} are refused: not built yet",
-    "maniBuildGraphJson": f"{_NODES} have no JSON form yet",
-    "maniWriteGraphJson": f"{_NODES} are not written yet",
+    "maniBuildGraph": f"{_NODES} is refused: not built yet",
+    "maniBuildGraphJson": f"{_NODES} has no JSON form yet",
+    "maniWriteGraphJson": f"{_NODES} is not written yet",
 }
 
 

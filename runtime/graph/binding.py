@@ -31,6 +31,7 @@ from ..mapping.retarget import RetargetMap
 from ..mapping.retarget_clip import carried_moves, root_turns
 from ..physics.spring import SpringSet
 from .springs import spring_values
+from .matching import MatchRun, database_fits
 from .solving import body_solve
 from ..ik.body.description import pack
 from ..pose.skeleton import Skeleton
@@ -108,8 +109,13 @@ class GraphBinding:
                 raise _unbound(f"clip slot {k} ({graph.clip_name(k)}): no clip binds it", len(record))
             clips.append(_listed(assets.clips)[place])
             record.append(place)
-        for what, identities, items in (("database", graph.database_identities, assets.databases),
-                                        ("model", graph.model_identities, assets.models),
+        for k, identity in enumerate(graph.database_identities):
+            place = _find(assets.databases, lambda d: database_fits(graph, k, d, sk, assets.mirror_map))
+            if place is None:
+                raise _unbound(f"database slot {k}: no database binds it (its identity, of the "
+                               "skeleton, of the slot's clips, taking its nodes' queries)", len(record))
+            record.append(place)
+        for what, identities, items in (("model", graph.model_identities, assets.models),
                                         ("spring set", graph.spring_set_identities, assets.spring_sets)):
             for k, identity in enumerate(identities):
                 place = _find(items, lambda a: getattr(a, "identity", None) == identity
@@ -148,6 +154,8 @@ class GraphBinding:
                 roots.add(bone)
         if len(roots) > 1:
             raise InvalidError(f"clips whose root motion names different bones: {sorted(roots)}")
+        self.databases = [_listed(assets.databases)[record[len(clips) + k]]
+                          for k in range(len(graph.database_identities))]
         self.bodies = {}
         for k, node in enumerate(graph.nodes):
             if node.kind == NodeKind.body_ik:
@@ -251,6 +259,9 @@ class GraphBinding:
                 self.runs[k] = run
             elif node.kind == NodeKind.state_machine:
                 self.runs[k] = self._machine_run(k, node, base)
+            elif node.kind == NodeKind.motion_matching:
+                self.runs[k] = run = MatchRun(self, k, node)
+                run.narrow(self.hi, base)
             elif node.kind == NodeKind.blend_2d_banded:
                 self.runs[k] = _bands(node.data)
             elif node.kind == NodeKind.blend_2d_triangulated:

@@ -69,6 +69,13 @@ Node data (NONE = GRAPH_NONE / NO_PARAMETER; f: f32, i: i32, others u32):
     springs       spring set slot, position (vector3), rotation (quaternion) and force
                   (vector3) parameters or NONE, reset trigger or NONE, f force 3
 
+    motion_match  database slot, trigger or NONE, f period, f jump threshold, f end
+                  exclusion, f history time, f continuing bias, f transition cost, history
+                  count (0 to MAX_MATCH_HISTORY), required tags, required tags' int
+                  parameter or NONE (then tags 0), excluded tags, its parameter or NONE,
+                  f duration, queries Q, then per query: channel, time, parameter (float,
+                  vector2 or vector3; the binding checks the database's channel takes it)
+
     body_ik       top, top mode, solver (BodySolver), iterations, effectors E, settings B,
                   f pre-pull, f tolerance, then per effector: bone, goal (vector3) and
                   rotation (quaternion) parameters or NONE, f goal 3, f rotation 4,
@@ -88,7 +95,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.errors import FormatError
-from .limits import (GRAPH_NONE, MAX_GRAPH_CHAIN_LIMIT, MAX_GRAPH_CONDITIONS, MAX_GRAPH_INPUTS,
+from .limits import (GRAPH_NONE, MAX_GRAPH_MATCH_COST, MAX_GRAPH_MATCH_QUERIES, MAX_GRAPH_CHAIN_LIMIT, MAX_GRAPH_CONDITIONS, MAX_GRAPH_INPUTS,
                      MAX_GRAPH_SECONDS, MAX_GRAPH_TIME_FACTOR, MAX_GRAPH_TRANSITIONS,
                      MAX_GRAPH_TRIANGLES)
 from .source import (ClipLoop, CompareOp, ConditionKind, Curve, EntryMode, InertializeMethod,
@@ -96,6 +103,7 @@ from .source import (ClipLoop, CompareOp, ConditionKind, Curve, EntryMode, Inert
 from ..ik.joints import LimitKind
 from ..ik.limits import MAX_AIM_BONES, MAX_IK_CHAIN_BONES, MAX_IK_ITERATIONS
 from ..ik.body.description import MAX_BODY_IK_BONES, MAX_BODY_IK_EFFECTORS
+from ..matching.limits import MAX_MATCH_CHANNELS, MAX_MATCH_HISTORY, MAX_MATCH_TIMES
 
 FORMAT_VERSION = 1
 FORMAT_MINOR = 0
@@ -135,7 +143,10 @@ ARITY = {NodeKind.clip: (0, 0), NodeKind.pose_parameter: (0, 0), NodeKind.mask: 
          NodeKind.blend_2d_triangulated: (3, MAX_GRAPH_INPUTS), NodeKind.select: (1, MAX_GRAPH_INPUTS),
          NodeKind.state_machine: (1, MAX_GRAPH_INPUTS), NodeKind.mirror: (1, 1),
          NodeKind.two_bone_ik: (1, 1), NodeKind.aim_ik: (1, 1), NodeKind.ccd_ik: (1, 1),
-         NodeKind.fabrik_ik: (1, 1), NodeKind.springs: (1, 1), NodeKind.body_ik: (1, 1)}
+         NodeKind.fabrik_ik: (1, 1), NodeKind.springs: (1, 1), NodeKind.body_ik: (1, 1),
+         NodeKind.motion_matching: (0, 0)}
+QUERY_TYPES = (ParameterType.float_, ParameterType.vector2, ParameterType.vector3)
+TAG_TYPES = (ParameterType.int_,)
 
 
 def f32(x: float) -> float:
@@ -344,6 +355,25 @@ class BodyData:
 
 
 @dataclass
+class MatchingData:
+    database: int
+    trigger: int
+    period: float
+    jump_threshold: float
+    end_exclusion: float
+    history_time: float
+    continuing_bias: float
+    transition_cost: float
+    history_count: int
+    required_tags: int
+    required_parameter: int
+    excluded_tags: int
+    excluded_parameter: int
+    duration: float
+    query: list             # (channel, time, parameter)
+
+
+@dataclass
 class LimitData:
     kind: LimitKind
     bone: int
@@ -438,6 +468,15 @@ def encode(kind: NodeKind, d, parameter_types: list) -> list[int]:
         for bone, lk, stiff, stretch, axis, low, high, pref, pw in d.settings:
             out += [bone, lk] + [F(v) for v in (stiff, stretch, *axis, low, high, *pref, pw)]
         return out
+    if kind == NodeKind.motion_matching:
+        out = [d.database, d.trigger] + [F(v) for v in (
+            d.period, d.jump_threshold, d.end_exclusion, d.history_time, d.continuing_bias,
+            d.transition_cost)]
+        out += [d.history_count, d.required_tags, d.required_parameter, d.excluded_tags,
+                d.excluded_parameter, F(d.duration), len(d.query)]
+        for channel, time, parameter in d.query:
+            out += [channel, time, parameter]
+        return out
     if kind == NodeKind.springs:
         return [d.slot, d.position_parameter, d.rotation_parameter, d.force_parameter, d.reset] + \
             [F(v) for v in d.force]
@@ -464,6 +503,7 @@ class Facts:
     events: int
     bones: int = 0
     springs: int = 0
+    databases: int = 0
 
 
 class _Reader:
@@ -580,6 +620,8 @@ def decode(kind: NodeKind, words: np.ndarray, at: int, inputs: int, facts: Facts
                         r.parameter(facts, VECTOR3_TYPES, True),
                         r.parameter(facts, (ParameterType.trigger,), True),
                         tuple(r.f(what="force") for _ in range(3)))
+    elif kind == NodeKind.motion_matching:
+        d = _decode_matching(r, facts)
     elif kind in SOLVER_KINDS:
         d = _decode_solver(kind, r, facts)
     elif kind == NodeKind.body_ik:
@@ -684,6 +726,38 @@ def _decode_machine(r: _Reader, states: int, facts: Facts) -> MachineData:
             t.conditions.append(ConditionData(kind, ref, op, value))
         transitions.append(t)
     return MachineData(entry, limit, finals, transitions)
+
+
+def _decode_matching(r: _Reader, facts: Facts) -> MatchingData:
+    S, C = MAX_GRAPH_SECONDS, MAX_GRAPH_MATCH_COST
+    database = r.index(facts.databases, what="database slot")
+    trigger = r.parameter(facts, (ParameterType.trigger,), none=True)
+    period, threshold = r.f(0.0, S, "period"), r.f(0.0, C, "jump threshold")
+    exclusion, history = r.f(0.0, S, "end exclusion"), r.f(0.0, S, "history time")
+    bias, cost = r.f(-C, C, "continuing bias"), r.f(-C, C, "transition cost")
+    count = r.u()
+    if count > MAX_MATCH_HISTORY:
+        r.fail("history count past MAX_MATCH_HISTORY")
+    tags = []
+    for _ in range(2):
+        bits = r.u()
+        parameter = r.parameter(facts, TAG_TYPES, none=True)
+        if parameter != GRAPH_NONE and bits:
+            r.fail("tags both given and a parameter's", 2)
+        tags += [bits, parameter]
+    duration = r.f(0.0, S, "duration")
+    queries = r.u()
+    if queries > MAX_GRAPH_MATCH_QUERIES:
+        r.fail("too many query inputs")
+    query = []
+    for _ in range(queries):
+        channel = r.index(MAX_MATCH_CHANNELS, what="channel")
+        time = r.index(MAX_MATCH_TIMES, what="channel time")
+        if any(q[:2] == (channel, time) for q in query):
+            r.fail("a channel time queried twice", 2)
+        query.append((channel, time, r.parameter(facts, QUERY_TYPES)))
+    return MatchingData(database, trigger, period, threshold, exclusion, history, bias, cost,
+                        count, *tags, duration, query)
 
 
 def _decode_solver(kind: NodeKind, r: _Reader, facts: Facts):

@@ -248,6 +248,8 @@ class GraphInstance:
             view.playhead = float(self.scalars[base + 2])
         elif kind == NodeKind.one_shot:
             view.playhead = float(self.scalars[base + 3])
+        elif kind == NodeKind.motion_matching:          # the playing entry's clip time
+            view.playhead = float(self.scalars[base + 4])
         elif kind == NodeKind.inertialize:
             at = base + 2
             if self.scalars[at] or self.scalars[at + 1]:        # active, or pending its first evaluation

@@ -26,6 +26,8 @@ S, in order:
                      between them, offsets captured, the last update's step
       springs        the seconds due (the updates' deltas since its last evaluation), then
                      its spring state's values (physics/kernels.py lays them out)
+      motion_match   playing, entry, clip time, time since its last search, picks kept,
+                     then the picks (frames, the newest first; history count of them)
 A, in order: each pose parameter's (n, 10) locals; each inertialize node's last output,
 previous output, captured pose (the offset for inertialization, the source for dead
 blending) and captured velocity, (n, 10) each.
@@ -124,6 +126,10 @@ class Layout:
         elif kind == NodeKind.springs:
             self._add((0, MAX_GRAPH_SECONDS, False))
             self._add(*[(-UNBOUNDED, UNBOUNDED, False)] * self.spring_values[self._k])
+        elif kind == NodeKind.motion_matching:         # entries, times, frames narrowed at bind
+            S, n = MAX_GRAPH_SECONDS, d.history_count
+            self._add((0, 1, True), (0, BIG, True), (0, S, False), (0, S, False), (0, n, True))
+            self._add(*[(0, BIG, True)] * n)
         elif kind == NodeKind.inertialize:
             S = MAX_GRAPH_SECONDS
             F = S * MAX_GRAPH_TIME_FACTOR

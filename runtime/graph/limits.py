@@ -26,6 +26,8 @@ DEFAULT_GRAPH_CHAIN_LIMIT = 4       # a machine's chain limit when its source gi
 MAX_GRAPH_DEPTH = 8                 # MANI_MAX_GRAPH_DEPTH: subgraphs nested in subgraphs
 MAX_GRAPH_TIME_FACTOR = 64.0        # MANI_MAX_GRAPH_TIME_FACTOR: |speed| and |time scale|
 MAX_GRAPH_SECONDS = 1.0e6           # durations, cooldowns, seek times and state times
+MAX_GRAPH_MATCH_COST = 1.0e6        # |a motion matching node's biases, costs and threshold|
+MAX_GRAPH_MATCH_QUERIES = 64        # query inputs of one motion matching node
 
 # MANI_GRAPH_EVENT_THRESHOLD: an update lists a clip node's events when its share of the
 # output is above this (a clip slot built with all_events lists them at any share above 0).

@@ -41,6 +41,7 @@ class NodeKind(IntEnum):
     fabrik_ik = 19
     springs = 20
     body_ik = 21
+    motion_matching = 22
 
 
 class BodySolver(IntEnum):
@@ -523,6 +524,51 @@ class SpringsNode:
 
 
 @dataclass
+class ParameterRef:
+    """A value an int parameter gives instead of a constant (a motion matching node's tags:
+    the parameter's bits as a uint32)."""
+
+    parameter: int
+
+
+@dataclass
+class MatchQueryInput:
+    """Where a motion matching node's query takes a parameter: the database channel and
+    the place among its times whose values it gives (a float for a float track, a vector2
+    for a trajectory position or facing, a vector3 for a bone position or velocity), raw as
+    the channel measures them (maniMotionDatabase_ComputeTrajectoryFeatures gives a
+    trajectory's)."""
+
+    channel: int
+    parameter: int
+    time: int = 0
+
+
+@dataclass
+class MotionMatchingNode:
+    """Plays a motion database slot's clips, searching them (maniMotionDatabase_Search)
+    every `period` seconds or when its trigger is set, from the playing frame's features
+    with the query's parameters in their places; it jumps only when another frame beats the
+    playing one by `jump_threshold`, its switch blended by the inertialize node above over
+    that node's duration, or this `duration` when it gives 0 (graph/update/matching.py). Tags
+    are uint32 bits, or a ParameterRef to an int parameter."""
+
+    database: int
+    query: list = field(default_factory=list)
+    trigger: int | None = None
+    period: float = 0.1
+    jump_threshold: float = 0.0
+    end_exclusion: float = 0.0
+    history_time: float = 0.0
+    continuing_bias: float = 0.0
+    transition_cost: float = 0.0
+    history_count: int = 0
+    required_tags: Any = 0
+    excluded_tags: Any = 0
+    duration: float = 0.0
+
+
+@dataclass
 class SubgraphNode:
     """A whole graph inlined in place of this node. Each of its parameters takes the host's
     parameter named by `parameters` (its name -> the host's), else the host's of its own
@@ -535,7 +581,8 @@ class SubgraphNode:
 Node = Union[ClipNode, BlendNode, Blend1DNode, Blend2DBandedNode, Blend2DTriangulatedNode,
              MaskNode, AdditiveNode, SelectNode, TimeScaleNode, SeekNode, StateMachineNode,
              OneShotNode, InertializeNode, PoseParameterNode, MirrorNode, TwoBoneIkNode,
-             AimIkNode, CcdIkNode, FabrikIkNode, BodyIkNode, SpringsNode, SubgraphNode]
+             AimIkNode, CcdIkNode, FabrikIkNode, BodyIkNode, SpringsNode, MotionMatchingNode,
+             SubgraphNode]
 
 
 @dataclass
@@ -570,7 +617,8 @@ _KIND_OF = {ClipNode: NodeKind.clip, BlendNode: NodeKind.blend, Blend1DNode: Nod
             InertializeNode: NodeKind.inertialize, PoseParameterNode: NodeKind.pose_parameter,
             MirrorNode: NodeKind.mirror, TwoBoneIkNode: NodeKind.two_bone_ik,
             AimIkNode: NodeKind.aim_ik, CcdIkNode: NodeKind.ccd_ik, FabrikIkNode: NodeKind.fabrik_ik,
-            SpringsNode: NodeKind.springs, BodyIkNode: NodeKind.body_ik}
+            SpringsNode: NodeKind.springs, BodyIkNode: NodeKind.body_ik,
+            MotionMatchingNode: NodeKind.motion_matching}
 PASS_ON_KINDS = (NodeKind.mirror, NodeKind.two_bone_ik, NodeKind.aim_ik, NodeKind.ccd_ik,
                  NodeKind.fabrik_ik, NodeKind.springs, NodeKind.body_ik)
 """Kinds of one input, a pose, that the update passes its weight on to whole (their work is

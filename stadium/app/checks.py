@@ -329,6 +329,41 @@ def _battler(b, at: str) -> None:
             _real(x, f"{at}.look_target[{k}]")
     if b["secondary"] is not None:
         _secondary(b["secondary"], f"{at}.secondary")
+    if b.get("fall") is not None:
+        _fall(b["fall"], f"{at}.fall")
+    previous = b.get("previous")
+    if previous is not None and (not isinstance(previous, str) or not previous
+                                 or not _HEX.fullmatch(previous)):
+        raise _Wrong(f"{at}.previous", "wants the last pose's bytes in hexadecimal")
+
+
+_FALL_KEYS = ("state", "time", "remainder", "strength", "faint", "ground", "seconds",
+              "settling", "kinematic", "still")
+
+
+def _fall(v, at: str) -> None:
+    """A battler's fall (stadium.battle.fall): the engine's state as hexadecimal binary64
+    words, its clock, the faint's fade (start, seconds, strength it started from), its
+    ground, the seconds since the faint and since it came to rest, whether the clip took
+    over from an unstable engine, and whether it lies still."""
+    _object(v, at, _FALL_KEYS)
+    state = v["state"]
+    if not isinstance(state, str) or not state or len(state) % 16 or not _HEX.fullmatch(state):
+        raise _Wrong(f"{at}.state", "wants the engine's state as hexadecimal binary64 words")
+    _real(v["time"], f"{at}.time", 0.0)
+    _real(v["remainder"], f"{at}.remainder", 0.0, 1.0)
+    _real(v["strength"], f"{at}.strength", 0.0, 1.0)
+    _real(v["ground"], f"{at}.ground", hi=0.0)
+    _real(v["seconds"], f"{at}.seconds", 0.0)
+    if v["settling"] is not None:
+        _real(v["settling"], f"{at}.settling", 0.0)
+    _flag(v["kinematic"], f"{at}.kinematic")
+    _flag(v["still"], f"{at}.still")
+    if v["faint"] is not None:
+        start, seconds, was = _list(v["faint"], f"{at}.faint", 3)
+        _real(start, f"{at}.faint[0]", 0.0)
+        _real(seconds, f"{at}.faint[1]", 0.0)
+        _real(was, f"{at}.faint[2]", 0.0, 1.0)
 
 
 def _secondary(v, at: str) -> None:

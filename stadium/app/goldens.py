@@ -2,7 +2,8 @@
 
     python -m stadium.app.goldens       regenerate tests/golden/*.png from the current code
 
-Two sets: the show's frames at 160 x 144 (``cases``), and the debugger's screens
+Three sets: the show's frames at 160 x 144 (``cases``), the battle's fallen creatures
+(``fall_cases``, the faint as a ragdoll's fall, at rest), and the debugger's screens
 (``debug_cases``: the playable battle with the debugger open, its graph inspector and
 skeleton overlay on) at the debugger's screen size; and roam mode's (``render_roam``,
 ``render_roam_debug``). Alongside them, the README's
@@ -139,6 +140,11 @@ def debug_cases() -> list[DebugCase]:
         # the frame, the rival's panel
         DebugCase("debug_springs", 170, (("secondary", True), ("spring_overlay", True),
                                          ("side", 1))),
+        # the first faint (seed 3's: ours, at step 624), half a second into its fall: the
+        # IK and springs panel with the fall's line, its ragdoll bodies over the frame
+        # beside both skeletons
+        DebugCase("debug_ragdoll", 654, (("secondary", True), ("ragdoll_overlay", True),
+                                         ("skeleton", True))),
     ]
 
 
@@ -198,6 +204,39 @@ def render_roam_debug(gfx: Graphics, roster: Roster) -> np.ndarray:
         viewer.load(gfx)
         for _ in range(ROAM_DEBUG[1]):
             viewer.update(DT)
+        viewer.draw(gfx)
+        return gfx.read_screen().copy()
+    finally:
+        viewer.release()
+
+
+# The faint as a fall: each species against itself, seeded, the opponent logic on both
+# sides; the loser shown FALL_SHOWN_AFTER steps after its fall came to rest (the battle
+# holds a fainted creature stadium.battle.battle.FAINT_HOLD steps before it leaves).
+FALL_SEED = 3
+FALL_SHOWN_AFTER = 30
+
+
+def fall_cases(roster: Roster) -> list[str]:
+    return [f"fall_{name}" for name in roster.names]
+
+
+def render_fall(name: str, gfx: Graphics, roster: Roster) -> np.ndarray:
+    """Case `fall_<species>`'s frame (HUD included), (144, 160, 3) uint8; `gfx` must be
+    160 x 144."""
+    species = name.removeprefix("fall_")
+    options = Options(mode="battle", teams=((species,), (species,)), controllers=("ai", "ai"),
+                      seed=FALL_SEED, fixed_clock=True)
+    viewer = BattleViewer(options, roster, overlay=False)
+    try:
+        viewer.load(gfx)
+        match, rested = viewer.match, None
+        while rested is None or match.frame < rested + FALL_SHOWN_AFTER:
+            viewer.update(DT)
+            if rested is None and any(match.fainted(side) for side in (0, 1)):
+                rested = match.frame
+            if match.frame > 20000:
+                raise RuntimeError(f"nobody's fall came to rest in {species}'s battle")
         viewer.draw(gfx)
         return gfx.read_screen().copy()
     finally:
@@ -300,6 +339,10 @@ def main() -> int:
         for case in cases(roster):
             path = GOLDEN / f"{case.name}.png"
             Image.fromarray(render(case, gfx, roster)).save(path)
+            print(path.relative_to(ROOT))
+        for name in fall_cases(roster):
+            path = GOLDEN / f"{name}.png"
+            Image.fromarray(render_fall(name, gfx, roster)).save(path)
             print(path.relative_to(ROOT))
         save_sheet(contact_sheet(sheet_frames(gfx, roster)))
         print(SHEET.relative_to(ROOT))

@@ -32,8 +32,10 @@ import numpy as np
 import runtime as rt
 from runtime.graph.source import ParameterType
 
+from ..errors import BadInput
 from ..rig import pack
 from .battler_graph import SPEED, BattlerGraph, battler_graph
+from .fall import Fall
 from .secondary import SecondaryMotion, secondary_rig
 from .scene import FLASH_BLINKS_PER_SECOND, FLASH_SECONDS, FLASH_STRENGTH, anchor_limit, place
 from ..rig.convert import ROLES, SLOT_OF, RuntimeSpecies, runtime_species
@@ -65,7 +67,8 @@ class Battler:
     def __init__(self, species: pack.Species, position, yaw: float, *, pose_path: str = "runtime",
                  blend: str = "inertialize", secondary: bool = True):
         """`secondary` False leaves the runtime path the graph's pose alone (no feet,
-        look-at or springs): what it is compared with the Stadium path as."""
+        look-at or springs, and a faint plays its clip rather than falling): what it is
+        compared with the Stadium path as."""
         if pose_path not in POSE_PATHS:
             raise ValueError(f"pose path is one of {POSE_PATHS}, not {pose_path!r}")
         self.species = species
@@ -89,6 +92,10 @@ class Battler:
         self.secondary = (SecondaryMotion(rig, self.position, self.yaw, species.root_scale)
                           if rig is not None else None)
         self.look_target = None                  # the opponent's head in the world, or None
+        self.falls = secondary                   # a faint on the runtime path is a ragdoll's
+        self.fall: Fall | None = None
+        self._previous = rt.Pose(self.rts.skeleton)     # the last step's pose (a fall's start)
+        self._has_previous = False
         self._param = self.graph.parameters
         self._dt = 0.0
         self._anchor_before = None
@@ -127,9 +134,16 @@ class Battler:
         return self.role in SETTLED
 
     def fainted(self) -> bool:
-        """The faint has played to its end and holds there."""
+        """The faint is over: its fall has come to rest (stadium.battle.fall), or, where it
+        does not fall, its clip has played to its end and holds there."""
+        if self.fall is not None:
+            return self.fall.resting()
         role, playhead, _ = self.state()
-        return role == "faint" and playhead >= self.rts.clip("faint").duration
+        return role == "faint" and playhead >= self.rts.clip("faint").duration and \
+            not self._falling_path()
+
+    def _falling_path(self) -> bool:
+        return self.falls and self.pose_path == "runtime"
 
     def head_world(self) -> tuple[float, float, float]:
         """Where an opponent looks: this battler's head (its first look chain's last bone)
@@ -171,7 +185,8 @@ class Battler:
         self._dt = dt
         self._anchor_before = self.rig.anchor_state
         self._pose_once(self.pose_path, True, None, True)
-        self.rig.anchor(anchor_limit(SLOT_OF[self.role]), dt)
+        if self.fall is None:                    # the engine keeps a fall on the ground
+            self.rig.anchor(anchor_limit(SLOT_OF[self.role]), dt)
         self._anchor_after = self.rig.anchor_state
         self._finish()
         if view is not None and not view.plain:
@@ -220,11 +235,29 @@ class Battler:
         pose = self.pose_buffer
         self.instance.evaluate(pose)
         pose.compute_model(self.rts.skeleton)
-        if self.secondary is not None:
-            # a held faint holds: its springs stay where they came to rest
+        falling = role == "faint" and self._falling_path() and path == "runtime"
+        if self.secondary is not None and not (falling and self.fall is not None):
+            # a held faint holds: its springs stay where they came to rest; a fall starts
+            # from the pose as it would be shown, springs and all, moving as the last did
             held = role == "faint" and playhead >= clip.clip.duration
             self.secondary.apply(pose, self._dt, role, self.look_target, advance and not held)
+        if falling:
+            self._fall_step(pose, advance)
+        if advance:
+            self._previous.copy_from(pose)
+            self._has_previous = True
         self.rig.set_chains(*self.rts.chains(pose), self.rig.shown_frame(clip.anim, frame, clip.wrap))
+
+    def _fall_step(self, pose: rt.Pose, advance: bool) -> None:
+        """The faint's pose from the engine: started on the first faint step from this pose
+        moving as the last step's was, stepped (advancing steps only) toward the clip."""
+        if self.fall is None:
+            self.fall = Fall(self.rts, pose, self._previous if self._has_previous else None,
+                             self._dt)
+        paused = self.secondary is not None and self.secondary.switches.paused
+        if advance and not paused:              # the debugger's pause holds the fall too
+            self.fall.step(pose, self._dt)
+        self.fall.pose_into(pose)
 
     def release(self) -> None:
         self.rig.release()
@@ -239,7 +272,9 @@ class Battler:
                 "anchor_after": self._anchor_after,
                 "secondary": None if self.secondary is None else self.secondary.save(),
                 "look_target": None if self.look_target is None else
-                [float(v) for v in self.look_target]}
+                [float(v) for v in self.look_target],
+                "fall": None if self.fall is None else self.fall.save(),
+                "previous": bytes(self._previous.buffer).hex() if self._has_previous else None}
 
     def restore(self, state: dict) -> None:
         self.instance.restore(bytes.fromhex(state["graph"]))
@@ -254,5 +289,20 @@ class Battler:
         self.look_target = None if target is None else tuple(float(v) for v in target)
         if self.secondary is not None and state.get("secondary") is not None:
             self.secondary.restore(state["secondary"])
+        previous = state.get("previous")
+        self._has_previous = previous is not None
+        if previous is not None:
+            saved = np.frombuffer(bytes.fromhex(previous), np.uint8)
+            if saved.size != self._previous.buffer.size:
+                raise BadInput(f"a saved {self.species.name}'s last pose of {saved.size} bytes, "
+                               f"not {self._previous.buffer.size}")
+            self._previous.buffer[...] = saved
+        self.fall = None
+        if state.get("fall") is not None:
+            sk = self.rts.skeleton
+            self.pose_buffer.set_rest(sk)
+            self.pose_buffer.compute_model(sk)
+            self.fall = Fall(self.rts, self.pose_buffer, None, 0.0)
+            self.fall.restore(state["fall"])
         # the rig holds no pose yet: show the saved step again (no time passes)
         self.present(None)

@@ -8,13 +8,15 @@ from .sheet import render_clips, write
 from .stage import Stage
 
 
-def inspect_headless(figure: Figure, out, *, frames: int = 8, scale: int = 2) -> list:
-    """Write every clip's `frames` frames and the contact sheet under `out`; the paths."""
+def inspect_headless(figure: Figure, out, *, frames: int = 8, scale: int = 2,
+                     overlay: bool = False) -> list:
+    """Write every clip's `frames` frames and the contact sheet under `out` (the overlay
+    over them when asked); the paths."""
     gfx = Graphics.open_headless((FRAME[0] * scale, FRAME[1] * scale))
     try:
         stage = Stage(gfx, figure, scale=scale)
         try:
-            strips = render_clips(stage, frames)
+            strips = render_clips(stage, frames, overlay)
         finally:
             stage.release()
     finally:

@@ -13,6 +13,7 @@ from PIL import Image
 
 from ..errors import BadFile
 from ..render import pixelfont
+from . import overlay as overlay_module
 from .stage import Stage, clip_times
 
 LABEL = pixelfont.HEIGHT + 4      # rows over each strip for the clip's name
@@ -22,12 +23,23 @@ def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "_", name).strip("_") or "clip"
 
 
-def render_clips(stage: Stage, frames: int) -> list[tuple[str, list[np.ndarray]]]:
-    """[(clip name, [RGB frame, ...])] for every clip (the rest pose when there is none)."""
+def render_clips(stage: Stage, frames: int, overlay: bool = False
+                 ) -> list[tuple[str, list[np.ndarray]]]:
+    """[(clip name, [RGB frame, ...])] for every clip (the rest pose when there is none),
+    with the bones, springs and bodies drawn over each frame when `overlay`."""
     clips = stage.figure.asset.clips or [("rest", None)]
+    layer = np.zeros(stage.rgb.shape[:2] + (4,), np.uint8)
     out = []
     for name, clip in clips:
-        out.append((name, [stage.show(clip, float(t)).copy() for t in clip_times(clip, frames)]))
+        strip = []
+        for t in clip_times(clip, frames):
+            frame = stage.show(clip, float(t)).copy()
+            if overlay:
+                layer[:] = 0
+                overlay_module.paint(layer, stage)
+                overlay_module.over(frame, layer)
+            strip.append(frame)
+        out.append((name, strip))
     return out
 
 

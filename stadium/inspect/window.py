@@ -1,9 +1,11 @@
 """The inspector's window: the figure in the diorama, a clip at a time, with its skeleton
-and bone names drawn over it (the debugger's skeleton overlay, as joints projected by the
-frame's own camera, drawn into an RGBA layer by code).
+and bone names, its spring chains and colliders and its physics bodies drawn over it
+(stadium.inspect.overlay, into an RGBA layer), and the debugger panel (stadium.inspect.panel:
+the clip, the time, the toggles and a slider per morph weight) over the screen.
 
 Keys: space play/pause, left/right step a frame (paused), up/down or [ ] the clip, L loop,
-B bones, N names, escape quits; click or drag in the bar along the bottom to scrub.
+B bones, N names, S spring bones, P physics bodies, R drop as a ragdoll (again: stand up),
+escape quits; click or drag in the bar along the bottom to scrub.
 """
 from __future__ import annotations
 
@@ -15,33 +17,18 @@ from ..render.battlecam import FRAME
 from ..render.gfx import Game, Graphics, WindowUnavailable, run_window
 from ..render.hours import HOURS
 from ..render.post import Present, letterbox
+from . import drop as drop_module
+from . import overlay
+from . import panel as panel_module
 from .figure import Figure
+from .overlay import JOINT, TEXT, joint_pixels
 from .stage import LOOK, Stage
+
+__all__ = ["BAR", "JOINT", "TEXT", "Inspector", "inspect_window", "joint_pixels"]
 
 STEP = 1.0 / 30.0          # seconds a left/right key moves the paused clip
 BAR = 10                   # frame pixels of the scrub bar along the bottom
-BONE, JOINT, TEXT, BAR_BACK, BAR_FILL = ((120, 255, 160, 220), (255, 255, 255, 235),
-                                         (255, 240, 200, 255), (0, 0, 0, 150),
-                                         (255, 216, 80, 230))
-
-
-def joint_pixels(stage: Stage) -> np.ndarray:
-    """(n, 2) frame pixels of every bone's joint in the figure's current pose."""
-    origins = np.asarray(stage.figure.pose_.model, np.float64)[:, :, 3]
-    world = np.c_[origins, np.ones(len(origins))] @ np.asarray(stage.actor.matrix, np.float64)
-    clip = world @ np.asarray(stage.renderer.view_proj, np.float64).T
-    ndc = clip[:, :2] / clip[:, 3:4]
-    h, w = stage.rgb.shape[:2]
-    return np.c_[(ndc[:, 0] + 1) * 0.5 * w, (1 - ndc[:, 1]) * 0.5 * h]
-
-
-def _line(image: np.ndarray, a, b, colour) -> None:
-    steps = int(max(abs(b[0] - a[0]), abs(b[1] - a[1]), 1))
-    t = np.linspace(0.0, 1.0, steps + 1)
-    x = np.round(a[0] + (b[0] - a[0]) * t).astype(int)
-    y = np.round(a[1] + (b[1] - a[1]) * t).astype(int)
-    keep = (x >= 0) & (x < image.shape[1]) & (y >= 0) & (y < image.shape[0])
-    image[y[keep], x[keep]] = colour
+BAR_BACK, BAR_FILL = (0, 0, 0, 150), (255, 216, 80, 230)
 
 
 class Inspector(Game):
@@ -52,14 +39,37 @@ class Inspector(Game):
         self.clips = figure.asset.clips or [("rest", None)]
         self.clip_index, self.time = 0, 0.0
         self.playing, self.loop, self.bones, self.names = True, True, True, False
+        self.bodies = True
+        self.drop_available = figure.asset.ragdoll is not None and drop_module.available()
+        self.drop = None                # the ragdoll falling, while it does
+        self.played = 0.0               # seconds played since the last draw (the springs')
         self.names_of = [figure.skeleton.bone_name(b) or f"#{b}"
                          for b in range(figure.skeleton.bone_count)]
-        self.parents = [figure.skeleton.parent(b) for b in range(figure.skeleton.bone_count)]
         self._drag = False
 
     @property
     def clip(self):
         return self.clips[self.clip_index][1]
+
+    @property
+    def dropped(self) -> bool:
+        return self.drop is not None
+
+    def pick(self, index: int) -> None:
+        """Play clip `index` from its start."""
+        self.clip_index, self.time, self.drop = index % len(self.clips), 0.0, None
+
+    def toggle_springs(self) -> None:
+        self.figure.springs_on = not self.figure.springs_on
+        self.figure.restart_springs()             # back on: from the pose, not the past
+
+    def toggle_drop(self) -> None:
+        """Drop the figure as a ragdoll from its pose now, or stand it back on the clip."""
+        if self.drop is not None or not self.drop_available:
+            self.drop = None
+            return
+        self.playing = False
+        self.drop = drop_module.Drop(self.figure, self.stage.floor)
 
     @property
     def duration(self) -> float:
@@ -72,10 +82,15 @@ class Inspector(Game):
         h, w = self.stage.rgb.shape[:2]
         self.layer = np.zeros((h, w, 4), np.uint8)
         self.layer_image = gfx.new_image(self.layer, repeat=False)   # top row first here
+        self.panel = panel_module.Panel(gfx) if panel_module.available() else None
 
     def update(self, dt: float) -> None:
+        if self.drop is not None:
+            self.drop.step(dt)
+            return
         if not self.playing or self.duration <= 0:
             return
+        self.played += dt
         self.time += dt
         if self.time > self.duration:
             self.time = self.time % self.duration if self.loop else self.duration
@@ -83,7 +98,10 @@ class Inspector(Game):
 
     def draw(self, gfx: Graphics) -> None:
         stage = self.stage
-        stage.figure.pose(self.clip, self.time)
+        if self.drop is None:
+            # played: the springs run on through a loop; scrubbed: by the time moved
+            stage.figure.pose(self.clip, self.time, self.played or None)
+            self.played = 0.0
         stage.place()
         canvas = stage.renderer.render(stage, HOURS["day"], LOOK)
         viewport = letterbox(canvas.size, (gfx.width, gfx.height))
@@ -93,23 +111,18 @@ class Inspector(Game):
         self._paint_layer()
         self.layer_image.replace(self.layer[::-1])      # presented with row 0 at the bottom
         self.present.draw(self.layer_image.texture, viewport, blend=True)
+        if self.panel is not None:
+            self.panel.draw(gfx, self)
 
     def _paint_layer(self) -> None:
         layer = self.layer
         layer[:] = 0
         h, w = layer.shape[:2]
-        if self.bones:
-            points = joint_pixels(self.stage)
-            for b, p in enumerate(self.parents):       # a UI overlay, a few dozen bones
-                if p < len(points):
-                    _line(layer, points[p], points[b], BONE)
-            for b, (x, y) in enumerate(points):
-                xi, yi = int(round(x)), int(round(y))
-                layer[max(yi - 1, 0):yi + 2, max(xi - 1, 0):xi + 2] = JOINT
-                if self.names:
-                    pixelfont.draw(layer, self.names_of[b], xi + 3, yi - 3, TEXT)
+        overlay.paint(layer, self.stage, bones=self.bones,
+                      names=self.names_of if self.names else None,
+                      springs=self.figure.springs_on, bodies=self.bodies)
         name = self.clips[self.clip_index][0]
-        state = "playing" if self.playing else "paused"
+        state = "ragdoll" if self.drop else "playing" if self.playing else "paused"
         text = (f"{self.clip_index + 1}/{len(self.clips)} {name}  {self.time:5.2f}/"
                 f"{self.duration:.2f}s  {state}{'  loop' if self.loop else ''}")
         layer[h - BAR:] = BAR_BACK
@@ -129,18 +142,29 @@ class Inspector(Game):
             step = STEP if key == "right" else -STEP
             self.time = min(max(self.time + step, 0.0), self.duration)
         elif key in ("up", "down", "[", "]"):
-            turn = -1 if key in ("up", "[") else 1
-            self.clip_index = (self.clip_index + turn) % len(self.clips)
-            self.time = 0.0
+            self.pick(self.clip_index + (-1 if key in ("up", "[") else 1))
         elif key == "l":
             self.loop = not self.loop
         elif key == "b":
             self.bones = not self.bones
         elif key == "n":
             self.names = not self.names
+        elif key == "s" and self.figure.asset.springs is not None:
+            self.toggle_springs()
+        elif key == "p":
+            self.bodies = not self.bodies
+        elif key == "r":
+            self.toggle_drop()
 
     def event(self, event) -> None:
         import pygame
+        if self.panel is not None:
+            self.panel.feed(event)
+            mouse = event.type in (pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP,
+                                   pygame.MOUSEMOTION, pygame.MOUSEWHEEL)
+            if (mouse and self.panel.wants_mouse and not self._drag) or (
+                    event.type == pygame.KEYDOWN and self.panel.wants_keyboard):
+                return
         if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
             self._drag = self._scrub(event.pos, start=True)
         elif event.type == pygame.MOUSEBUTTONUP and event.button == 1:
@@ -161,6 +185,8 @@ class Inspector(Game):
         return True
 
     def release(self) -> None:
+        if self.panel is not None:
+            self.panel.release()
         self.layer_image.release()
         self.present.release()
         self.stage.release()

@@ -17,16 +17,24 @@ The mapping:
 - a drive is a position servo on each hinge (stiffness as kp, damping as kv, max force as
   the force range), toward targets the host sets (the angles the body held when it
   fainted, or ComputeJointTargets'); drive_strength scales kp and kv, and a faint takes
-  the strength from 1 to 0 over its seconds of simulated time;
+  the strength from 1 to 0 over its seconds of simulated time; `limp_damping` keeps that
+  share of kv when the strength is below it (a fainted body's joints are viscous, not
+  free: its light limbs would otherwise rock on for seconds);
 - shapes are the profile's (a capsule's axis, the body frame's y, turned onto MuJoCo's z),
   each carrying its body's mass; they meet the ground (and, with self_collision, each
   other but not their parent);
-- the world is the character's world: gravity is -9.81 along `up`, the plane's normal.
+- the world is the character's world: gravity (9.81 unless the host's units say otherwise)
+  pulls along -`up`, the plane's normal.
 
 Deterministic: the same inputs and calls give the same bits (MuJoCo steps on one thread).
+
+MuJoCo's warnings (an unstable step it has reset, among them) are counted in the data
+(`unstable`) and go to this module's logger rather than to MUJOCO_LOG.TXT in whatever
+directory the program runs in: the host decides what an unstable fall becomes.
 """
 from __future__ import annotations
 
+import logging
 import math
 
 import mujoco
@@ -39,6 +47,9 @@ from runtime.pose.skeleton import Skeleton
 Z_TO_Y = np.array([-math.sqrt(0.5), 0.0, 0.0, math.sqrt(0.5)])     # x y z w: -90 deg about x
 HINGES = ((0.0, 0.0, 1.0), (0.0, 1.0, 0.0), (1.0, 0.0, 0.0))      # swing z, swing y, twist x
 MAX_STEPS = 256                 # most steps one call runs (a stalled host does not spiral)
+
+_log = logging.getLogger(__name__)
+mujoco.set_mju_user_warning(lambda text: _log.debug("MuJoCo: %s", text))
 
 
 def _wxyz(q) -> str:
@@ -86,12 +97,15 @@ class RagdollEngine:
 
     def __init__(self, ragdoll: Ragdoll, skeleton: Skeleton, *, rate: float = 240.0,
                  up=(0.0, 1.0, 0.0), ground: float = 0.0, self_collision: bool = False,
-                 friction: float = 1.0, joint_damping: float = 0.02):
+                 friction: float = 1.0, joint_damping: float = 0.02, gravity: float = 9.81,
+                 limp_damping: float = 0.0):
         if not (isinstance(ragdoll, Ragdoll) and ragdoll.is_open):
             raise ValueError("an opened ragdoll profile")
         self.ragdoll, self.skeleton = ragdoll, skeleton
         self.rate = float(rate)
         self.up = np.asarray(up, dtype=np.float64) / np.linalg.norm(up)
+        self.gravity = float(gravity)
+        self.limp_damping = min(max(float(limp_damping), 0.0), 1.0)
         self.count = ragdoll.body_count
         body = [ragdoll.body(k) for k in range(self.count)]
         self.frames = np.array([b.frame for b in body], dtype=np.float64)
@@ -107,12 +121,13 @@ class RagdollEngine:
         self.time = 0.0
         self._faint = None              # (start time, seconds)
         self.strength = 1.0
-        self._velocity = np.zeros(6)
+        self._serial = 0                # counts the states set from outside (bodies, restore)
+        self._read = None               # (time, serial) and the states read then
 
     # ---- the model
     def _mjcf(self, body, ground, self_collision, friction, joint_damping) -> str:
         plane = _arc(np.array([0.0, 0.0, 1.0]), self.up)
-        gravity = -9.81 * self.up
+        gravity = -self.gravity * self.up
         contype, conaffinity = (1, 1) if self_collision else (2, 1)
         out = [f'<mujoco model="ragdoll"><compiler angle="radian"/>'
                f'<option timestep="{1.0 / self.rate:.12g}" gravity="{_vec(gravity)}" '
@@ -202,6 +217,7 @@ class RagdollEngine:
         self.data.qvel[:] = qvel
         self.data.ctrl[:] = self._hinge_angles(qpos)
         mujoco.mj_forward(self.model, self.data)
+        self._serial += 1
 
     def _hinge_angles(self, qpos: np.ndarray) -> np.ndarray:
         """The actuated hinges' angles in qpos (the drives' targets)."""
@@ -216,10 +232,13 @@ class RagdollEngine:
 
     # ---- drives
     def set_drive_strength(self, factor: float) -> None:
-        self.strength = min(max(float(factor), 0.0), 1.0)
+        factor = min(max(float(factor), 0.0), 1.0)
+        if factor == self.strength:
+            return
+        self.strength = factor
         self.model.actuator_gainprm[:, 0] = self._kp * self.strength
         self.model.actuator_biasprm[:, 1] = -self._kp * self.strength
-        self.model.actuator_biasprm[:, 2] = -self._kv * self.strength
+        self.model.actuator_biasprm[:, 2] = -self._kv * max(self.strength, self.limp_damping)
 
     def faint(self, seconds: float) -> None:
         """The drives weaken from their strength now to 0 over `seconds` of simulated time."""
@@ -234,34 +253,78 @@ class RagdollEngine:
         steps = min(int(self.remainder * self.rate + 1e-9), MAX_STEPS)
         self.remainder = min(self.remainder - steps * h, h) if steps < MAX_STEPS else 0.0
         self.remainder = max(self.remainder, 0.0)
-        for _ in range(steps):
+        for ran in range(steps):
             if self._faint is not None:
                 start, length, was = self._faint
                 self.set_drive_strength(was * max(0.0, 1.0 - (self.time - start) / length))
             mujoco.mj_step(self.model, self.data)
             self.time += h
+            if self.unstable:               # MuJoCo has reset the data: stepping on is moot
+                self.remainder = 0.0
+                return ran + 1
         return steps
+
+    @property
+    def unstable(self) -> bool:
+        """Whether MuJoCo has warned since the model was made (a bad acceleration it reset
+        the data for, a contact or constraint buffer full): what it shows since is not the
+        fall that was asked for."""
+        return bool(self.data.warning.number.any())
+
+    # ---- saving
+    def save(self) -> dict:
+        """The engine's whole state (MuJoCo's integration state, warm start included, and
+        the host-side clock and faint), exactly: restore continues bit for bit."""
+        spec = mujoco.mjtState.mjSTATE_INTEGRATION
+        state = np.empty(mujoco.mj_stateSize(self.model, spec))
+        mujoco.mj_getState(self.model, self.data, state, spec)
+        return {"state": state.tobytes().hex(), "time": self.time, "remainder": self.remainder,
+                "strength": self.strength,
+                "faint": None if self._faint is None else list(self._faint)}
+
+    def restore(self, saved: dict) -> None:
+        spec = mujoco.mjtState.mjSTATE_INTEGRATION
+        state = np.frombuffer(bytes.fromhex(saved["state"]), np.float64)
+        if state.size != mujoco.mj_stateSize(self.model, spec):
+            raise ValueError("a saved ragdoll state of another model")
+        mujoco.mj_setState(self.model, self.data, state, spec)
+        self.time, self.remainder = float(saved["time"]), float(saved["remainder"])
+        self.set_drive_strength(float(saved["strength"]))
+        self._faint = None if saved["faint"] is None else tuple(float(v) for v in saved["faint"])
+        mujoco.mj_forward(self.model, self.data)
+        self._serial += 1
 
     # ---- bodies out
     def bodies(self, out=None) -> np.ndarray:
         """The bodies' states (bodies, 13) binary32, for ComputePoseFromBodies (and joint
         targets): each body's frame from its MuJoCo body's (the joint frame) with the
         joint frame taken off, and its velocities in the world's axes."""
+        states = self._states()
+        if out is None:
+            return states.astype(np.float32)
+        out[:self.count] = states
+        return out
+
+    def _states(self) -> np.ndarray:
+        """The bodies' states in binary64, read from the data once a step (a host asks
+        whether they are at rest and for the pose from them on the same step)."""
+        key = (self.time, self._serial)
+        if self._read is not None and self._read[0] == key:
+            return self._read[1]
         d = self.data
         joint = np.concatenate([d.xpos[self.body_ids], np.roll(d.xquat[self.body_ids], -1, axis=1)],
                                axis=1)
         frame = _then(joint, _inverse(self.joint_frames))
         states = np.zeros((self.count, 13))
         states[:, 0:7] = frame
-        velocity = self._velocity
-        for k, i in enumerate(self.body_ids):
-            mujoco.mj_objectVelocity(self.model, d, mujoco.mjtObj.mjOBJ_XBODY, int(i), velocity, 0)
-            states[k, 10:13] = velocity[0:3]
-            states[k, 7:10] = velocity[3:6] + np.cross(velocity[0:3], frame[k, 0:3] - joint[k, 0:3])
-        if out is None:
-            return states.astype(np.float32)
-        out[:self.count] = states
-        return out
+        # cvel: each body's (angular, linear) velocity in world axes at its tree's centre of
+        # mass; a point p of the body moves at linear + angular x (p - that centre)
+        cvel = d.cvel[self.body_ids]
+        centre = d.subtree_com[self.model.body_rootid[self.body_ids]]
+        states[:, 10:13] = cvel[:, 0:3]
+        states[:, 7:10] = cvel[:, 3:6] + np.cross(cvel[:, 0:3], frame[:, 0:3] - centre)
+        self._read = (key, states)
+        return states
 
     def pose(self, placement, reference, out) -> None:
         """The engine's bodies as a pose (runtime.Ragdoll.pose_from_bodies)."""
@@ -270,7 +333,7 @@ class RagdollEngine:
     def at_rest(self, speed: float = 0.05, turn: float = 0.25) -> bool:
         """Whether every body moves slower than `speed` (length a second) and turns slower
         than `turn` (radians a second): a fall that has come to rest."""
-        bodies = self.bodies()
+        bodies = self._states()
         return bool((np.linalg.norm(bodies[:, 7:10], axis=1) < speed).all()
                     and (np.linalg.norm(bodies[:, 10:13], axis=1) < turn).all())
 

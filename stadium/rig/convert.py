@@ -156,7 +156,7 @@ def animation_for(species: pack.Species, slot: int) -> int | None:
 # ------------------------------------------------------------------ the skeleton
 
 
-def _rest_scales(species: pack.Species) -> np.ndarray:
+def rest_scales(species: pack.Species) -> np.ndarray:
     """Each bone's accumulated rest scale (the bind pose's)."""
     n = len(species.parents)
     acc = np.ones((n, 3))
@@ -170,7 +170,7 @@ def split_skeleton(species: pack.Species):
     """The runtime skeleton: a pivot and a draw bone per pack bone (bind pose at rest).
     Returns (data, skeleton, pivot bones, draw bones)."""
     n = len(species.parents)
-    acc = _rest_scales(species)
+    acc = rest_scales(species)
     rotations = quats_from_matrices(euler_matrix(species.rest_r.astype(np.float64) * ANGLE))
     bones = []
     for b in range(n):

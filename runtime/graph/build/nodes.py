@@ -73,7 +73,7 @@ class Context:
     indices in the host's lists, the skeleton, and the lists the build gathers."""
 
     def __init__(self, skeleton, parameters, types, clips, syncs, masks, events, mirrored=False,
-                 springs=()):
+                 springs=(), databases=()):
         self.skeleton = skeleton
         self.parameters = parameters        # the node's graph's index -> the host's
         self.types = types                  # the host's parameter types
@@ -83,6 +83,7 @@ class Context:
         self.events = events                # gathered condition event names (bytes)
         self.mirrored = mirrored            # whether the graph has a mirror map
         self.springs = springs              # the graph's spring set slots -> the host's
+        self.databases = databases          # the graph's database slots -> the host's
 
 
 def _invalid(reason, place, other, message):
@@ -443,6 +444,12 @@ def _solver(node, place, ctx):
     return solver_data(node, place, ctx)
 
 
+def _matching(node, place, ctx):
+    """A motion matching node's data (build/matching.py, which reads this module's helpers)."""
+    from .matching import matching_data
+    return matching_data(node, place, ctx)
+
+
 _CHECKS = {NodeKind.clip: _clip, NodeKind.blend: _blend, NodeKind.blend_1d: _space_1d,
            NodeKind.blend_2d_banded: _banded, NodeKind.blend_2d_triangulated: _triangulated,
            NodeKind.mask: _mask_node, NodeKind.additive: _additive, NodeKind.select: _select,
@@ -451,4 +458,4 @@ _CHECKS = {NodeKind.clip: _clip, NodeKind.blend: _blend, NodeKind.blend_1d: _spa
            NodeKind.inertialize: _inertialize, NodeKind.pose_parameter: _pose_parameter,
            NodeKind.mirror: _mirror, NodeKind.two_bone_ik: _solver, NodeKind.aim_ik: _solver,
            NodeKind.ccd_ik: _solver, NodeKind.fabrik_ik: _solver, NodeKind.springs: _solver,
-           NodeKind.body_ik: _solver}
+           NodeKind.body_ik: _solver, NodeKind.motion_matching: _matching}

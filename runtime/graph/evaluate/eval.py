@@ -1,7 +1,8 @@
 """maniGraphInstance_Evaluate and EvaluateSubset, for one instance or many of one binding.
 
 Each node of weight above 0, in order, writes its slot: a clip sampled at its playhead (a
-retargeted clip sampled on its map's source skeleton, then carried through the map); a
+retargeted clip sampled on its map's source skeleton, then carried through the map; a motion
+matching node's entry's clip, mirrored for a mirrored entry); a
 blend, a space or a machine blending its weighted inputs by the shares the update kept; a
 mask or a one-shot blending base and overlay bone by bone; an additive layer adding its
 difference; a select, time scale or seek passing its input on; an inertialize node putting
@@ -316,6 +317,33 @@ def _inertialize(b, st, k, node):
     return step
 
 
+def _matching(b, st, k, node):
+    """A motion matching node: each weighing lane's entry's clip sampled at its playhead
+    (Clip.sample), mirrored through the database's map for a mirrored entry; the rest pose
+    before its first search has found a frame."""
+    r = b.runs[k]
+    base = b.layout.nodes[k]
+    sk = b.skeleton
+    pose, mirrored = Pose(sk), Pose(sk)
+
+    def step(e):
+        S = e.S
+        for lane in range(S.shape[0]):
+            if not S[lane, base] > 0.0:
+                continue
+            if not S[lane, base + 2]:
+                e.slots[node.slot, :, lane] = st.rests
+                continue
+            entry = int(S[lane, base + 3])
+            r.plays[entry].clip.sample(sk, float(S[lane, base + 4]), pose)
+            out = pose
+            if r.mirrored[entry]:
+                r.mirror.mirror_pose(sk, pose, mirrored)
+                out = mirrored
+            e.slots[node.slot, :, lane] = out.locals[st.rows].T
+    return step
+
+
 def _mirror(b, st, k, node):
     """The map's table on the rows evaluated: each row's partner as a row."""
     m = b.mirror_map
@@ -439,7 +467,8 @@ _MAKE = {NodeKind.clip: _clip, NodeKind.blend: _blend, NodeKind.blend_1d: _blend
          NodeKind.one_shot: _one_shot, NodeKind.inertialize: _inertialize,
          NodeKind.pose_parameter: _pose_parameter, NodeKind.mirror: _mirror,
          NodeKind.two_bone_ik: _solver, NodeKind.aim_ik: _solver, NodeKind.ccd_ik: _solver,
-         NodeKind.fabrik_ik: _solver, NodeKind.springs: _springs, NodeKind.body_ik: _body}
+         NodeKind.fabrik_ik: _solver, NodeKind.springs: _springs, NodeKind.body_ik: _body,
+         NodeKind.motion_matching: _matching}
 
 _KERNELS = {NodeKind.clip: kernels.sample_clip, NodeKind.blend: kernels.mix,
             NodeKind.blend_1d: kernels.mix, NodeKind.blend_2d_banded: kernels.mix,

@@ -36,6 +36,8 @@ _1 = np.float32(1.0)
 _2 = np.float32(2.0)
 _HALF = np.float32(0.5)
 _SMALL = np.float32(1e-12)      # a rotation vector this short is no turn
+# a step shorter than this tells no velocity (a capture's velocity over it would overflow)
+SHORTEST_VELOCITY_STEP = 1e-4
 _LINEAR = (0, 1, 2, 7, 8, 9)    # translation and scale: weighted sums, unlike rotation
 
 # The node kernels' one signature each (called from eval.py alone, so compiled aside on a
@@ -387,9 +389,11 @@ def inertialize(S, at, dead, half_scale, half_min, half_max, A, first, rows, slo
     if S[at + 1]:                                   # pending: capture what it blends from
         if S[at + 5]:
             gap = S[at + 7]
-            if S[at + 6] and gap > 0:
+            if S[at + 6] and gap >= SHORTEST_VELOCITY_STEP:
                 _difference(last, _read_pose(A, first + 1, rows), vel)
                 vel *= np.float32(1.0 / gap)
+                if not np.isfinite(vel).all():      # past binary32: no velocity to carry on
+                    vel[...] = _0
             else:
                 vel[...] = _0
             if dead:

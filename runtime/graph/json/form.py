@@ -37,12 +37,15 @@ names its spring set slot ("springSet") and its parameters ("positionParameter",
 "rotation" [0, 0, 0, 1], "rotationParameter", "rotationWeight" 0, "strength" 1,
 "pullChain" 0}], "bones" [] ({"bone", "stiffness" 0, "limit" {"kind" "none", "axis"
 [1, 0, 0], "low" 0, "high" 0}, "preferred" [0, 0, 0], "preferredWeight" 0, "stretch" 0}).
+A "motionMatching" node names its database slot ("database") and its trigger; its "query"
+is a list of {"channel", "time" 0, "parameter" (a name)}; the spec's off values are left
+out, tags a whole number or {"parameter": name}.
 """
 from __future__ import annotations
 
 from ...ik.body.description import BodyLimitKind, BodyTopMode
 from ..source import (AimIkNode, BodyIkNode, BodySolver, CcdIkNode, FabrikIkNode, MirrorNode,
-                      SpringsNode, TwoBoneIkNode,
+                      SpringsNode, TwoBoneIkNode, MotionMatchingNode,
                       AdditiveNode, Blend1DNode, Blend2DBandedNode, Blend2DTriangulatedNode,
                       BlendNode, ClipLoop, ClipNode, CompareOp, Curve, EntryMode,
                       InertializeMethod, InertializeNode, Interruption, MaskNode, OneShotNode,
@@ -78,8 +81,9 @@ KINDS = {ClipNode: "clip", BlendNode: "blend", Blend1DNode: "blend1d",
          OneShotNode: "oneShot", InertializeNode: "inertialize",
          PoseParameterNode: "poseParameter", SubgraphNode: "subgraph", MirrorNode: "mirror",
          TwoBoneIkNode: "twoBoneIk", AimIkNode: "aimIk", CcdIkNode: "ccdIk",
-         FabrikIkNode: "fabrikIk", SpringsNode: "springs", BodyIkNode: "bodyIk"}
-LATER_KINDS = {"motionMatching", "learnedMotionMatching", "ik", "turnLimit", "retarget", "lookAt"}
+         FabrikIkNode: "fabrikIk", SpringsNode: "springs", BodyIkNode: "bodyIk",
+         MotionMatchingNode: "motionMatching"}
+LATER_KINDS = {"learnedMotionMatching", "ik", "turnLimit", "retarget", "lookAt"}
 BODY_SOLVERS = {BodySolver.xpbd: "xpbd", BodySolver.sdls: "sdls"}
 TOP_MODES = {BodyTopMode.pinned: "pinned", BodyTopMode.held: "held", BodyTopMode.free: "free"}
 BODY_LIMITS = {BodyLimitKind.none: "none", BodyLimitKind.hinge: "hinge", BodyLimitKind.cone: "cone",

@@ -30,7 +30,7 @@ from ...pose.skeleton import Skeleton
 from ...ik.joints import ConeLimit, HingeLimit, TwistLimit
 from ...ik.limits import AIM_MAX_CONE
 from ..source import (AimBone, AimIkNode, BodyIkNode, BodySolver, CcdIkNode, FabrikIkNode, MirrorNode,
-                      SpringsNode, TwoBoneIkNode)
+                      SpringsNode, TwoBoneIkNode, MatchQueryInput, MotionMatchingNode, ParameterRef)
 from ...ik.body.description import (BodyBone, BodyEffector, BodyLimit, BodyLimitKind, BodySolve,
                                    BodyTopMode)
 
@@ -115,6 +115,9 @@ NODE_MEMBERS = {
     "inertialize": {"input", "trigger", "method", "duration", "halfLifeScale", "halfLifeMin",
                     "halfLifeMax"},
     "poseParameter": {"parameter"},
+    "motionMatching": {"database", "query", "trigger", "period", "jumpThreshold", "endExclusion",
+                       "historyTime", "continuingBias", "transitionCost", "historyCount",
+                       "requiredTags", "excludedTags", "duration"},
     "subgraph": {"graph", "parameters"},
     "mirror": {"input"},
     "bodyIk": {"input", "solver", "top", "topMode", "prePull", "iterations", "tolerance", "effectors",
@@ -176,7 +179,8 @@ def from_json(v: Value, assets: GraphNamedAssets, top: bool = True) -> GraphSour
             out.append(AssetSlotSource(name, asset, tuple(listed)))
         slots[key] = out
     S = _Names([s.name for s in slots["springSets"]], "spring set slot")
-    nodes = [_node(n, P, C, Y, parameters, sk, assets, S) for n in g.items("nodes")]
+    D = _Names([s.name for s in slots["databases"]], "database slot")
+    nodes = [_node(n, P, C, Y, parameters, sk, assets, S, D) for n in g.items("nodes")]
     output = _place(g.get("output", ("number",)), "the output")
     return GraphSource(sk, nodes, output, parameters, clips, syncs, slots["databases"], slots["models"],
                        slots["springSets"], assets.mirror_map)
@@ -252,7 +256,7 @@ def _node_object(v: Value) -> tuple:
     return kind, JsonObject(v, NODE_MEMBERS[kind] | {"kind"}, f"a {kind} node")
 
 
-def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets, S=None):
+def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets, S=None, D=None):
     kind, o = _node_object(v)
     one = lambda key: _place(o.get(key, ("number",)), f"a {kind} node's {key!r}")   # noqa: E731
     if kind == "clip":
@@ -314,7 +318,29 @@ def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets, S=N
                            P.find(o, "forceParameter", optional=True), P.find(o, "reset", optional=True))
     if kind in ("twoBoneIk", "aimIk", "ccdIk", "fabrikIk"):
         return _solver(kind, o, one("input"), P, sk)
+    if kind == "motionMatching":
+        return _matching(o, P, D)
     return _subgraph(o, assets)
+
+
+def _matching(o: JsonObject, P: _Names, D: _Names) -> MotionMatchingNode:
+    query = []
+    for q in o.items("query", []):
+        qo = JsonObject(q, {"channel", "time", "parameter"}, "a query input")
+        query.append(MatchQueryInput(qo.whole("channel", least=0), P.find(qo, "parameter"),
+                                     qo.whole("time", 0, least=0)))
+
+    def tags(key: str):
+        v = o.get(key, ("number", "object"), None)
+        if v is None or v.kind == "number":
+            return o.whole(key, 0, least=0)
+        return ParameterRef(P.find(JsonObject(v, {"parameter"}, f"{key!r}"), "parameter"))
+    return MotionMatchingNode(D.find(o, "database"), query, P.find(o, "trigger", optional=True),
+                              o.number("period", _f(0.1)), o.number("jumpThreshold", 0.0),
+                              o.number("endExclusion", 0.0), o.number("historyTime", 0.0),
+                              o.number("continuingBias", 0.0), o.number("transitionCost", 0.0),
+                              o.whole("historyCount", 0, least=0), tags("requiredTags"),
+                              tags("excludedTags"), o.number("duration", 0.0))
 
 
 def _bone(o: JsonObject, key: str, sk) -> int:

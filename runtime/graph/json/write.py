@@ -22,7 +22,7 @@ from ..source import (AdditiveNode, Blend1DNode, Blend2DBandedNode, Blend2DTrian
                       MaskNode, OneShotNode, ParameterSource, ParameterType, PoseParameterNode,
                       SeekNode, SelectNode, StateMachineNode, SubgraphNode, TimeScaleNode,
                       Transition, MirrorNode, TwoBoneIkNode, AimIkNode, ChainIkNode, SpringsNode,
-                      BodyIkNode, BodySolver)
+                      BodyIkNode, BodySolver, MotionMatchingNode, ParameterRef)
 
 
 def to_json(source: GraphSource, top: bool = True) -> dict:
@@ -44,7 +44,8 @@ def to_json(source: GraphSource, top: bool = True) -> dict:
                                                      if key == "databases" and s.clips else {}))
                         for s in slots]
     springs = [name_text(s.name) for s in source.spring_sets]
-    out["nodes"] = [_node_json(n, params, clips, syncs, sk, source.parameters, springs)
+    databases = [name_text(s.name) for s in source.databases]
+    out["nodes"] = [_node_json(n, params, clips, syncs, sk, source.parameters, springs, databases)
                     for n in source.nodes]
     out["output"] = int(source.output)
     return out
@@ -102,7 +103,7 @@ def _mask_json(chains, default, sk) -> dict:
     return out
 
 
-def _node_json(n, params, clips, syncs, sk, parameters, springs=()) -> dict:
+def _node_json(n, params, clips, syncs, sk, parameters, springs=(), databases=()) -> dict:
     out = {"kind": KINDS[type(n)]}
     P = lambda k: None if k is None else params[int(k)]       # noqa: E731
     if isinstance(n, ClipNode):
@@ -171,6 +172,8 @@ def _node_json(n, params, clips, syncs, sk, parameters, springs=()) -> dict:
         _opt(out, "reset", P(n.reset), None)
     elif isinstance(n, (TwoBoneIkNode, AimIkNode, ChainIkNode)):
         _solver_json(out, n, P, sk)
+    elif isinstance(n, MotionMatchingNode):
+        _matching_json(out, n, P, databases)
     elif isinstance(n, SubgraphNode):
         out["graph"] = to_json(n.graph, top=False)
         if n.parameters:
@@ -324,6 +327,31 @@ def _inertialize_json(out: dict, n: InertializeNode, P) -> None:
     _opt(out, "halfLifeScale", _num(n.half_life_scale), _f(0.3))
     _opt(out, "halfLifeMin", _num(n.half_life_min), _f(0.1))
     _opt(out, "halfLifeMax", _num(n.half_life_max), 1.0)
+
+
+def _matching_json(out: dict, n: MotionMatchingNode, P, databases) -> None:
+    out["database"] = databases[int(n.database)]
+    query = []
+    for q in n.query:
+        item = {"channel": int(q.channel)}
+        _opt(item, "time", int(q.time), 0)
+        item["parameter"] = P(q.parameter)
+        query.append(item)
+    if query:
+        out["query"] = query
+    _opt(out, "trigger", P(n.trigger), None)
+    _opt(out, "period", _num(n.period), _f(0.1))
+    for key, field in (("jumpThreshold", "jump_threshold"), ("endExclusion", "end_exclusion"),
+                       ("historyTime", "history_time"), ("continuingBias", "continuing_bias"),
+                       ("transitionCost", "transition_cost")):
+        _opt(out, key, _num(getattr(n, field)), 0.0)
+    _opt(out, "historyCount", int(n.history_count), 0)
+    for key, tags in (("requiredTags", n.required_tags), ("excludedTags", n.excluded_tags)):
+        if isinstance(tags, ParameterRef):
+            out[key] = {"parameter": P(tags.parameter)}
+        else:
+            _opt(out, key, int(tags), 0)
+    _opt(out, "duration", _num(n.duration), 0.0)
 
 
 def _transition_json(t: Transition, params) -> dict:

@@ -25,19 +25,22 @@ UNMOVED, MOVED, SEEKED = 0, 1, 2
 
 @kernel
 def play_clips(S, P, delta, run_i, run_f, groups, group_start, event_times, marker_times,
-               marker_names, moves, found, counts, roots):
+               marker_names, moves, found, counts, roots, extra_nodes, extra_moves, extra_weights):
     """Every clip node of every lane: its weight and scale kept; the playheads moved (sync
     groups' leaders first, their followers placed at the leader's phase); then, in node
     order, the events passed (into found[lane], (run, event) rows, counted in counts) and
-    each node's root motion, blended into roots[lane]; the update counted."""
+    each node's root motion, blended into roots[lane], with the moves of the other nodes
+    that play clips (motion matching nodes extra_nodes, in node order: extra_moves[lane, x]
+    at root motion weight extra_weights[lane, x]) in their places; the update counted."""
     R = run_i.shape[0]
+    X = extra_nodes.size
     before = np.empty(R)
     state = np.empty(R, np.int64)
     old = np.empty(R)
     new = np.empty(R)
     wraps = np.empty(R)
-    pending = np.empty((R + 1, 7))
-    weights = np.empty(R + 1)
+    pending = np.empty((R + X + 1, 7))
+    weights = np.empty(R + X + 1)
     for lane in range(S.shape[0]):
         _weigh_clips(S, P, run_i, lane, before, state)
         for g in range(group_start.size - 1):
@@ -46,8 +49,19 @@ def play_clips(S, P, delta, run_i, run_f, groups, group_start, event_times, mark
         count = 0
         n = 0
         total = 0.0
-        for r in range(R):
-            k = run_i[r, NODE]
+        x = 0
+        for r in range(R + 1):
+            k = run_i[r, NODE] if r < R else 1 << 62
+            while x < X and extra_nodes[x] < k:
+                if extra_weights[lane, x] > 0.0:
+                    for c in range(7):
+                        pending[n, c] = extra_moves[lane, x, c]
+                    weights[n] = extra_weights[lane, x]
+                    total += weights[n]
+                    n += 1
+                x += 1
+            if r == R:
+                break
             w = P[WEIGHT, lane, k]
             if w <= 0.0:
                 continue

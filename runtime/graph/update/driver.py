@@ -22,6 +22,9 @@ seek (NaN: none).
 3. Each machine's event conditions latched from the events this update listed under their
    source states, for the next update's transitions.
 
+A motion matching node decides in pass 1 (update/matching.py: its playhead, its searches,
+its jumps); its events and root motion join the clip nodes' in pass 2, in node order.
+
 A machine takes the highest priority transition whose conditions hold (ties in source
 order) from its current state or any state; while a fade is under way only those its
 interruption mode allows; a transition to the current state only when it is that state's
@@ -51,6 +54,7 @@ from ...core import args
 from ...core.jit import kernel
 from ..source import NodeKind
 from . import machine, nodes
+from .matching import MatchStep, make_matching
 from .clips import (ALL_EVENTS, BASE, EV, EV_END, LAST, LEADER, MIRROR, MK, MK_END, MV, NODE, REPEAT, RUN_COLUMNS,
                     play_clips)
 from .nodes import SEEK_TIME, TIME_SCALE, WEIGHT
@@ -105,16 +109,33 @@ def _run(insts, S, delta, capacity) -> list:
     for decide in t.deciders:
         decide(S, P, step)
     moves = np.empty((m, 7), dtype=np.float32)
+    extra_moves = np.empty((m, len(t.matching), 7))
+    extra_weights = np.empty((m, len(t.matching)))
+    for x, step_ in enumerate(t.matching):
+        extra_moves[:, x] = step_.moves
+        extra_weights[:, x] = step_.weights
     play_clips(S, P, delta, t.run_i, t.run_f, t.groups, t.group_start, t.event_times,
-               t.marker_times, t.marker_names, t.moves, found, counts, moves)
+               t.marker_times, t.marker_names, t.moves, found, counts, moves, t.extra_nodes,
+               extra_moves, extra_weights)
     for latch in t.latches:
         latch(S, P, found, counts)
     out = []
     for lane in range(m):
         count = int(counts[lane])
         events = _events(b, S[lane], found[lane, :count]) if count else []
-        out.append((events if capacity is None else events[:capacity], count, moves[lane]))
+        for step_ in t.matching:
+            if step_.events[lane]:
+                events = _matched_events(events, step_, lane, float(S[lane, step_.base]))
+        out.append((events if capacity is None else events[:capacity], len(events), moves[lane]))
     return out
+
+
+def _matched_events(events: list, step_, lane: int, weight: float) -> list:
+    """A motion matching node's events joined to the others in node order."""
+    k = step_.node
+    at = next((i for i, e in enumerate(events) if e.node > k), len(events))
+    return events[:at] + [GraphEvent(k, slot, name, time, weight)
+                          for slot, name, time in step_.events[lane]] + events[at:]
 
 
 def _events(b, S, found) -> list:
@@ -137,7 +158,8 @@ def _start(P):
 
 
 # ---- the binding's tables --------------------------------------------------------------------------------
-STEP_MAKERS = {**nodes.STEP_MAKERS, NodeKind.state_machine: machine.make_machine}
+STEP_MAKERS = {**nodes.STEP_MAKERS, NodeKind.state_machine: machine.make_machine,
+               NodeKind.motion_matching: make_matching}
 """Each deciding node kind's step maker (binding, node index, node) -> step(S, P, step); the
 binding lists them from the output down (GraphBinding.deciders)."""
 
@@ -194,3 +216,5 @@ class Tables:
         self.groups = np.array([x for g in groups for x in g], dtype=np.int64)
         self.group_start = np.cumsum([0] + [len(g) for g in groups]).astype(np.int64)
         self.latches = [machine.latch_step(self, b, m, index, names) for m in b.machines if m.latch_events]
+        self.matching = sorted((d for d in self.deciders if isinstance(d, MatchStep)), key=lambda d: d.node)
+        self.extra_nodes = np.array([d.node for d in self.matching], dtype=np.int64)

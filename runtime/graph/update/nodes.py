@@ -342,8 +342,8 @@ def _inertialize(S, P, step, k, base, a, at_trigger, duration):
         w, rw, sc = weigh(S, P, lane, k, base)
         if not w > 0.0:
             continue
-        if S[lane, at] and step > 0.0:
-            S[lane, at + 2] += step * sc
+        if S[lane, at] and step > 0.0:       # within MAX_GRAPH_SECONDS, so a save restores
+            S[lane, at + 2] = lesser(S[lane, at + 2] + step * abs(sc), MAX_GRAPH_SECONDS)
             if S[lane, at + 2] >= S[lane, at + 3]:
                 S[lane, at] = 0.0
         if at_trigger >= 0 and S[lane, at_trigger] != 0.0:

@@ -5,8 +5,10 @@ a take's keys. A stack's layers are its AnimationLayer children in connection or
 (AnimationCurveNode) connect to a model's property; a curve node's d|X, d|Y, d|Z give its
 value where it has no curve, its AnimationCurve children (by d|X...) the rest. The stack's
 first layer replaces a property's value; each later one combines with it as ufbx combines
-layers (additive, override, override passthrough; rotations as quaternions, scales
-multiplied, where the layer composes them).
+layers (additive, override, override passthrough; rotations as quaternions turned in the
+RotationOrder the model has at the sample, scales multiplied, where the layer composes
+them). An animated RotationOrder turns its model sample by sample; an animated InheritType
+is held at rest, as ufbx reads it; either is refused out of range.
 
 The grid starts at the stack's LocalStart (else ReferenceStart, else its first key) and
 runs to its LocalStop (ReferenceStop, last key); sample k is evaluated at the start plus k
@@ -17,12 +19,13 @@ skeleton's rest formed it."""
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from ...clip.build import ChannelPath, ChannelSource, ClipSource, FloatTrackSource, build_clip
 from ...clip.clip import MAX_SAMPLES, sample_count
-from ...core.errors import CapacityError, ManiError
+from ...core.errors import BuildReason, CapacityError, ManiError
 from ...core.limits import NO_BONE
 from ...core.transform import quats_from_matrices
 from ..common import ImportClipOptions, ImportFormatError, ImportReason
@@ -30,12 +33,24 @@ from .curves import KTIME_SECOND, evaluate_curve, read_curve, read_take_curve
 from .scene import NONE, Scene
 from .skeleton import HELPER_SUFFIX, FbxOptions, basis
 from .transform import (INHERIT_COMPONENTWISE, INHERIT_NORMAL, euler_matrix, inherit_mode,
-                        model_order, needed)
+                        model_order, needed, rest_order)
 
 __all__ = ["stack_animation", "take_animation", "animation", "build"]
 
 _TRANSFORM_PROPS = (b"Lcl Translation", b"Lcl Rotation", b"Lcl Scaling")
 _COMPONENTS = (b"d|X", b"d|Y", b"d|Z")
+
+
+class Entry(NamedTuple):
+    """One layer's animation of a property: the layer's index and blending (None for a
+    take), each component's curve-node value (NaN where it has none) and curve, and the
+    record they come from (the curve node, or a take's channel)."""
+
+    index: int
+    layer: "Layer | None"
+    defaults: list
+    curves: list
+    offset: int
 
 
 class Layer:
@@ -66,7 +81,7 @@ class Layer:
 
 
 def stack_animation(scene: Scene, clip: int) -> tuple[dict, list]:
-    """{model: {property: [(layer index, Layer, defaults, curves)]}} for every layer of the
+    """{model: {property: [Entry]}} for every layer of the
     stack holding the property, in layer order (other objects' properties keyed by
     ("object", index)), and every key time seen (seconds)."""
     stack = scene.stacks[clip]
@@ -122,7 +137,7 @@ def stack_animation(scene: Scene, clip: int) -> tuple[dict, list]:
                                and not isinstance(value, bool) else math.nan)
                 cid = curves_of.get(node, {}).get(comp)
                 curves.append(None if cid is None else curve(cid))
-            entries.append((ix, blend, default, curves))
+            entries.append(Entry(ix, blend, default, curves, obj.record.offset))
     return out, key_times
 
 
@@ -176,7 +191,7 @@ def take_animation(scene: Scene, clip: int) -> tuple[dict, list]:
                     curves[axis] = curve
                     if curve is not None:
                         key_times.extend(curve.times.tolist())
-                out.setdefault(m, {})[prop] = [(0, None, default, curves)]
+                out.setdefault(m, {})[prop] = [Entry(0, None, default, curves, part.offset)]
     return out, key_times
 
 
@@ -231,25 +246,62 @@ _VECTORS = {b"Lcl Translation": (0.0, 0.0, 0.0), b"Lcl Rotation": (0.0, 0.0, 0.0
             b"ScalingOffset": (0.0, 0.0, 0.0), b"PreRotation": (0.0, 0.0, 0.0),
             b"PostRotation": (0.0, 0.0, 0.0)}
 ROTATION_MATRIX = b"\x00rotation"          # a layered Lcl Rotation, as (S, 3, 3)
-# the integer inputs of a transform that animation changes, and their largest value
-# (RotationActive and RotationSpaceForLimitOnly hold their rest values, as ufbx holds them)
-_INTEGERS = {b"RotationOrder": 6}
+# the integer inputs of a transform that animation may change: their rest default and
+# largest value. An animated RotationOrder turns its model sample by sample; an animated
+# InheritType is held at rest, as ufbx reads it once at load (as RotationActive and
+# RotationSpaceForLimitOnly are, where every value is one); either is refused out of range.
+_INTEGERS = {b"RotationOrder": (0.0, 6), b"InheritType": (1.0, 2)}
 
 
 def _integer_values(scene: Scene, m: int, prop: bytes, entries, times) -> np.ndarray:
-    """An animated integer input at `times` (the first layer's curve, truncated as ufbx
-    takes a number as an integer); Property, the model the item, for one out of range."""
+    """An animated integer input at `times`, its layers combined and the sum truncated as
+    ufbx takes a number as an integer. One out of range is refused: Property, the model
+    the item, the offset the record of the layer's curve (or curve node) that takes it
+    out of range at the first sample found out."""
     obj = scene.objects[scene.models[m]]
-    static = [obj.scalar(prop, 0.0)]
-    v = _component_values(entries[0], static, times)[:, 0]
-    if not np.isfinite(v).all() or ((v < 0) | (v >= _INTEGERS[prop] + 1)).any():
+    default, top = _INTEGERS[prop]
+    steps = [(e, np.trunc(v[:, 0])) for e, v in _layered(entries, [obj.scalar(prop, default)],
+                                                          times)]
+    bad = ~((steps[-1][1] >= 0) & (steps[-1][1] <= top))       # NaN among them
+    if bad.any():
+        s = int(np.argmax(bad))
+        culprit, was_out = steps[0][0], False
+        for entry, v in steps:
+            out = not 0 <= v[s] <= top
+            if out and not was_out:
+                culprit = entry
+            was_out = out
+        curve = culprit.curves[0] if culprit.curves else None
         raise ImportFormatError(f"{prop.decode()} animated out of range", ImportReason.Property,
+                                offset=culprit.offset if curve is None else curve.offset,
                                 item=scene.models[m])
-    return np.trunc(v).astype(np.int64)
+    return steps[-1][1].astype(np.int64)
 
 
-def _component_values(entry, static, times):
-    _ix, _layer, default, curves = entry
+def _layered(entries, static, times):
+    """(entry, (S, n) value) after each layer of a number's animation, combined as ufbx
+    combines layers where it composes nothing: the first layer (or a take) and an override
+    replace, an additive layer adds by its weight, an override passthrough blends by it."""
+    result = np.tile(np.asarray(static, dtype=np.float64), (times.size, 1))
+    for entry in entries:
+        v = _component_values(entry, static, times)
+        layer = entry.layer
+        if entry.index == 0 or layer is None or not layer.blended:
+            result = v
+        else:
+            w = layer.weights(times)[:, None]
+            result = result + v * w if layer.additive else result * (1.0 - w) + v * w
+        yield entry, result
+
+
+def _combined(entries, static, times) -> np.ndarray:
+    """A number's animation at `times`, every layer combined as _layered combines them."""
+    *_, (_entry, value) = _layered(entries, static, times)
+    return value
+
+
+def _component_values(entry: Entry, static, times):
+    default, curves = entry.defaults, entry.curves
     cols = []
     for k in range(len(static)):
         base = default[k] if k < len(default) else math.nan
@@ -283,16 +335,19 @@ def _slerp(a, b, t):
 
 def _values(scene: Scene, m: int, anim: dict, times: np.ndarray) -> dict:
     """The animated transform properties of model m at `times`, (S, 3) each, its layers
-    combined as ufbx combines them (a composed rotation as ROTATION_MATRIX)."""
+    combined as ufbx combines them (a composed rotation as ROTATION_MATRIX, turned in the
+    RotationOrder the model has at each sample); animated integer inputs as (S,)."""
     from ...core.transform import quat_mul
     out = {}
     obj = scene.objects[scene.models[m]]
-    order = int(obj.scalar(b"RotationOrder", 0.0))
-    order = order if 0 <= order <= 6 else 0
-    for prop, entries in anim.get(m, {}).items():
-        if prop in _INTEGERS:
-            out[prop] = _integer_values(scene, m, prop, entries, times)
-            continue
+    animated = anim.get(m, {})
+    for prop in _INTEGERS:
+        if prop in animated:
+            out[prop] = _integer_values(scene, m, prop, animated[prop], times)
+    orders = out.get(b"RotationOrder")
+    if orders is None:
+        orders = np.full(times.size, rest_order(obj))
+    for prop, entries in animated.items():
         if prop not in _VECTORS:
             continue
         static = obj.vector(prop, _VECTORS[prop])
@@ -306,15 +361,15 @@ def _values(scene: Scene, m: int, anim: dict, times: np.ndarray) -> dict:
                 continue
             w = layer.weights(times)
             if prop == b"Lcl Rotation" and layer.compose_rotation and layer.blended:
-                a = quat if quat is not None else quats_from_matrices(euler_matrix(result, order))
-                b = quats_from_matrices(euler_matrix(v, order))
+                a = quat if quat is not None else quats_from_matrices(_turns(result, orders))
+                b = quats_from_matrices(_turns(v, orders))
                 if layer.additive:
                     quat = quat_mul(a, _slerp(np.tile([0.0, 0.0, 0.0, 1.0], (times.size, 1)), b, w))
                 else:
                     quat = _slerp(a, b, w)
                 continue
             if quat is not None:
-                result = _euler_of(_quat_matrices(quat), order)
+                result = _eulers_of(_quat_matrices(quat), orders)
                 quat = None
             if layer.additive:
                 if prop == b"Lcl Scaling" and layer.compose_scale:
@@ -345,16 +400,7 @@ def morph_weight_tracks(scene: Scene, morph, anim: dict, times: np.ndarray) -> l
         entries = anim.get(("object", ch.index), {}).get(b"DeformPercent") if ch is not None else None
         if entries:
             static = [float(percent[0]) if times.size else 0.0]
-            for entry in entries:
-                v = _component_values(entry, static, times)[:, 0]
-                layer = entry[1]
-                if entry[0] == 0 or layer is None or not layer.blended:
-                    percent = v
-                elif layer.additive:
-                    percent = percent + v * layer.weights(times)
-                else:
-                    w = layer.weights(times)
-                    percent = percent * (1.0 - w) + v * w
+            percent = _combined(entries, static, times)[:, 0]
         fulls = [w for w, *_ in shapes]
         weights = np.array([walk(p / 100.0, fulls) for p in percent.tolist()]).reshape(-1, len(fulls))
         for k, (_w, _rec, shape_name, _pv) in enumerate(shapes):
@@ -383,21 +429,7 @@ def float_values(scene: Scene, m: int, anim: dict, times: np.ndarray) -> list:
         for k in range(width):
             v = found[0].number(found[1] + k) if found is not None else None
             static.append(float(v) if isinstance(v, (int, float)) else 0.0)
-        result = np.tile(np.asarray(static, dtype=np.float64), (times.size, 1))
-        for entry in entries:
-            v = _component_values(entry, static, times)
-            ix, layer = entry[0], entry[1]
-            if ix == 0 or layer is None:
-                result = v
-                continue
-            w = layer.weights(times)[:, None]
-            if layer.additive:
-                result = result + v * w
-            elif layer.blended:
-                result = result * (1.0 - w) + v * w
-            else:
-                result = v
-        out.append((prop, result))
+        out.append((prop, _combined(entries, static, times)))
     return out
 
 
@@ -407,6 +439,26 @@ def _quat_matrices(q):
         np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
         np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
         np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1)], -2)
+
+
+def _turns(degrees, orders) -> np.ndarray:
+    """(S, 3, 3) rotations of (S, 3) Euler angles, sample s turned in RotationOrder
+    orders[s]."""
+    out = np.empty(degrees.shape[:-1] + (3, 3))
+    for o in np.unique(orders).tolist():
+        sel = orders == o
+        out[sel] = euler_matrix(degrees[sel], o)
+    return out
+
+
+def _eulers_of(m, orders) -> np.ndarray:
+    """(S, 3) Euler angles in degrees, sample s's in RotationOrder orders[s], that make the
+    rotations m."""
+    out = np.empty(m.shape[:-2] + (3,))
+    for o in np.unique(orders).tolist():
+        sel = orders == o
+        out[sel] = _euler_of(m[sel], o)
+    return out
 
 
 def _euler_of(m, order: int) -> np.ndarray:
@@ -437,8 +489,7 @@ def _locals_at(obj, values: dict, s: int):
     so, ro = v(b"ScalingOffset", zero), v(b"RotationOffset", zero)
     order = values.get(b"RotationOrder")
     if order is None:
-        rest = int(obj.scalar(b"RotationOrder", 0.0))
-        order = np.full(s, rest if 0 <= rest <= 6 else 0)
+        order = np.full(s, rest_order(obj))
     active = np.full(s, obj.scalar(b"RotationActive", 1.0) != 0
                      and obj.scalar(b"RotationSpaceForLimitOnly", 0.0) == 0)
     turn = np.empty((s, 3, 3))
@@ -534,7 +585,7 @@ def build(builder, scene: Scene, clip: int, skeleton, options: FbxOptions,
     count = sample_count(duration, rate)
     if count > MAX_SAMPLES:
         raise ImportFormatError(f"more than {MAX_SAMPLES} samples", ImportReason.Build,
-                                item=0)
+                                item=BuildReason.Timing)     # as the clip builder would
     ticks = start + np.rint(np.arange(count) * (KTIME_SECOND / rate))
     if count > 1:
         ticks[-1] = stop                     # the grid's last sample is at the duration

@@ -45,6 +45,7 @@ class Curve:
     right: np.ndarray          # (n, 2)
     pre: tuple = ("constant", -1)
     post: tuple = ("constant", -1)
+    offset: int = 0            # its record (a take's Key), where a refusal of its values points
 
 
 def _auto(prev_t, t, next_t, prev_v, v, next_v, w_left, w_right, bias, flags) -> float:
@@ -219,7 +220,7 @@ def read_curve(rec, item: int) -> Curve:
             right[i] = (dx, _f32(dx * slope_right))
         slope_left, weight_left, prev_t = next_slope_left, next_weight_left, t
     return Curve(times, values, interp, left, right, _extrapolation(rec, b"Pre-Extrapolation"),
-                 _extrapolation(rec, b"Post-Extrapolation"))
+                 _extrapolation(rec, b"Post-Extrapolation"), rec.offset)
 
 
 def _bezier_t(p1, p2, x0):
@@ -507,7 +508,7 @@ def read_take_curve(rec, version: int, item: int) -> Curve | None:
                             np.array(slopes_r), np.array(weights_r))
     return Curve(times_a, values_a, np.array(interp, dtype=np.int64), left, right,
                  _extrapolation(rec, b"Pre-Extrapolation"),
-                 _extrapolation(rec, b"Post-Extrapolation"))
+                 _extrapolation(rec, b"Post-Extrapolation"), key.offset)
 
 
 def _tangents(times, slope_l, weight_l, slope_r, weight_r):

@@ -2,8 +2,9 @@
 
 A model's local is T * Roff * Rp * Rpre * R * Rpost^-1 * Rp^-1 * Soff * Sp * S * Sp^-1,
 which is always a translation, a rotation and a scale: R in the model's RotationOrder
-(Euler XYZ means X turns first, R = Rz Ry Rx), Rpre and Rpost in XYZ; with RotationActive 0
-or RotationSpaceForLimitOnly 1 only Lcl Rotation counts, in XYZ. Geometry hangs under its
+(Euler XYZ means X turns first, R = Rz Ry Rx; spheric turns none, as in ufbx), Rpre and
+Rpost in XYZ; with RotationActive 0 or RotationSpaceForLimitOnly 1 only Lcl Rotation
+counts, in XYZ. Geometry hangs under its
 model by GeometricTranslation, Rotation (XYZ) and Scaling, which nothing inherits.
 
 InheritType 1 (RSrs, and anything unknown) composes the parent's world with the local; 0
@@ -19,14 +20,16 @@ import numpy as np
 from ...core.transform import quats_from_matrices
 from .scene import NONE, FbxObject, Scene
 
-__all__ = ["ORDERS", "euler_matrix", "Local", "local_of", "geometric_of", "Evaluated",
-           "evaluate", "needed", "trs_matrix", "INHERIT_NORMAL", "INHERIT_COMPONENTWISE",
+__all__ = ["ORDERS", "SPHERIC", "euler_matrix", "rest_order", "Local", "local_of",
+           "geometric_of", "Evaluated", "evaluate", "needed", "trs_matrix", "INHERIT_NORMAL", "INHERIT_COMPONENTWISE",
            "INHERIT_IGNORE_PARENT_SCALE"]
 
 INHERIT_NORMAL, INHERIT_COMPONENTWISE, INHERIT_IGNORE_PARENT_SCALE = 1, 0, 2
 
-# RotationOrder 0..5: the axes in the order they turn (6, spheric, reads as XYZ)
+# RotationOrder 0..5: the axes in the order they turn; 6, spheric, turns nothing (ufbx
+# gives it no Euler turn), its angles read back as XYZ
 ORDERS = ((0, 1, 2), (0, 2, 1), (1, 2, 0), (1, 0, 2), (2, 0, 1), (2, 1, 0), (0, 1, 2))
+SPHERIC = 6
 
 
 def _axis_matrices(degrees: np.ndarray) -> list[np.ndarray]:
@@ -48,8 +51,11 @@ def _axis_matrices(degrees: np.ndarray) -> list[np.ndarray]:
 
 
 def euler_matrix(degrees, order: int = 0) -> np.ndarray:
-    """(..., 3, 3) rotation of Euler angles in degrees turned in RotationOrder `order`."""
+    """(..., 3, 3) rotation of Euler angles in degrees turned in RotationOrder `order`
+    (the identity in spheric, as ufbx evaluates it)."""
     axes = _axis_matrices(degrees)
+    if order == SPHERIC:
+        return np.broadcast_to(np.eye(3), axes[0].shape).copy()
     first, second, third = ORDERS[order]
     return axes[third] @ axes[second] @ axes[first]
 
@@ -88,8 +94,7 @@ def local_of(obj: FbxObject, values: dict | None = None) -> Local:
     s = v(b"Lcl Scaling", one)
     sp, rp = v(b"ScalingPivot", zero), v(b"RotationPivot", zero)
     so, ro = v(b"ScalingOffset", zero), v(b"RotationOffset", zero)
-    order = int(obj.scalar(b"RotationOrder", 0.0))
-    order = order if 0 <= order <= 6 else 0
+    order = rest_order(obj)
     active = obj.scalar(b"RotationActive", 1.0) != 0
     limit_only = obj.scalar(b"RotationSpaceForLimitOnly", 0.0) != 0
     if active and not limit_only:
@@ -109,6 +114,12 @@ def geometric_of(obj: FbxObject) -> np.ndarray:
     r = euler_matrix(obj.vector(b"GeometricRotation", (0.0, 0.0, 0.0)), 0)
     s = np.asarray(obj.vector(b"GeometricScaling", (1.0, 1.0, 1.0)))
     return trs_matrix(t, r, s)
+
+
+def rest_order(obj: FbxObject) -> int:
+    """A model's RotationOrder at rest, XYZ where out of range (as ufbx reads it)."""
+    order = int(obj.scalar(b"RotationOrder", 0.0))
+    return order if 0 <= order <= SPHERIC else 0
 
 
 def inherit_mode(obj: FbxObject) -> int:

@@ -35,7 +35,7 @@ import numpy as np
 
 from ...render.battle_renderer import Look
 from ...battle.battler import POSE_PATHS, PoseView
-from . import bones, matching_view, secondary_view
+from . import bones, matching_view, ragdoll_view, secondary_view
 from .inputs import ImGuiInput
 from .renderer import ImGuiRenderer
 from .shadow_view import ShadowView
@@ -81,6 +81,7 @@ class DebugState:
     physics_paused: bool = False
     ik_overlay: bool = False             # look goals and cones, foot goals over the frame
     spring_overlay: bool = False         # spring chains and colliders over the frame
+    ragdoll_overlay: bool = False        # a falling creature's bodies over the frame
 
     def view(self, side: int) -> PoseView | None:
         v = PoseView(self.pose_paths[side], self.interpolate, self.anchor, self.scrub[side])
@@ -221,7 +222,8 @@ class DebugUI:
             bodies.update({"Graph": lambda: self._graph(viewer, act),
                            "Events": lambda: self._events(viewer),
                            "Bones": lambda: bones.bone_list(self, viewer, act),
-                           "IK and springs": lambda: secondary_view.panel(self, viewer, act)})
+                           "IK and springs": lambda: (ragdoll_view.panel(self, viewer),
+                                                      secondary_view.panel(self, viewer, act))})
         roam = getattr(viewer, "roam", None)
         if roam is not None:           # roam mode: the matching view where the graph goes
             gx, gy, gw, gh = rects.pop("Graph")
@@ -237,6 +239,8 @@ class DebugUI:
         if match is not None and (self.state.ik_overlay or self.state.spring_overlay):
             secondary_view.overlay(self, viewer, frame_rect, self.state.ik_overlay,
                                    self.state.spring_overlay)
+        if match is not None and self.state.ragdoll_overlay:
+            ragdoll_view.overlay(self, viewer, frame_rect)
 
     def _window(self, title, pos, size, body) -> None:
         imgui = self.imgui

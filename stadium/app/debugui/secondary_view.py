@@ -95,7 +95,7 @@ def panel(ui, viewer, act: bool) -> None:
     imgui, s = ui.imgui, ui.state
     toggles = (("look-at", "look_at"), ("planted feet", "feet"), ("springs", "springs"),
                ("pause physics", "physics_paused"), ("IK goals", "ik_overlay"),
-               ("spring overlay", "spring_overlay"))
+               ("spring overlay", "spring_overlay"), ("ragdoll bodies", "ragdoll_overlay"))
     for k, (label, key) in enumerate(toggles):
         if k % 2:
             imgui.same_line(150.0 * ui.scale)
