@@ -3,10 +3,11 @@ runs and turns at 60 Hz with mirrored entries, Holden's 27 features) over querie
 controller makes (runtime/samples/mocap.py's trajectory_queries), against a numpy
 brute-force scan of the same queries in the same run; the search on a synthetic database of
 Holden's size (53,500 frames of 27 random-walk features: nine bones walking at random); and
-the staged database's build. And roam mode's frame (stadium.roam: the trajectory, the search
-when due, the pose with its inertialization, skinning), and the trainer's pose two ways:
-sampled from the clips baked onto it, against sampling the mocap, mirroring and retargeting
-each frame (what baking saves, and what it costs once).
+the staged database's build. And roam mode's frame (stadium.roam: the trajectory, the
+trainer's graph updated and evaluated (its motion-matching node searching when due, the
+switch inertialized), skinning), and the trainer's pose two ways: sampled from a clip
+baked onto it, against sampling the mocap and retargeting it each frame (what baking
+saves, and what it costs once).
 
     python benchmarks/matching.py
 """
@@ -122,16 +123,15 @@ def roam() -> None:
     emit("roam_frame_us", statistics.median(steps) * 1e6, "us", "lower", 1000)
 
     trainer, source = motion.trainer, motion.source
-    baked, clip = motion.baked[0][1], motion.staged.clips[0]
-    pose, read, flipped = rt.Pose(trainer), rt.Pose(source), rt.Pose(source)
+    baked, clip = motion.baked[0], motion.staged.clips[0]
+    pose, read = rt.Pose(trainer), rt.Pose(source)
     times = iter(np.tile(np.arange(0, clip.duration, 1 / 60), 10_000))
     emit("roam_pose_baked_us", median_us(lambda: baked.sample(trainer, next(times), pose)),
          "us", "lower", None)
 
     def per_frame():
         clip.sample(source, next(times), read)
-        motion.staged.mirror_map.mirror_pose(source, read, flipped)
-        motion.retarget.retarget_pose(source, flipped, trainer, pose)
+        motion.retarget.retarget_pose(source, read, trainer, pose)
     emit("roam_pose_retarget_us", median_us(per_frame), "us", "lower", None)
     emit("roam_bake_s", motion.bake_seconds, "s", "lower", None)
 

@@ -1,14 +1,15 @@
 """What the trainer's locomotion is made of, built once per process from the staged mocap
-(runtime.samples.mocap): the motion database of its walks, runs and turns with mirrored
-entries, as the staged database has them, and one more: an idle, the staged standing
-frame held (the staged walks and runs neither start nor end standing, so without it a
-trainer who stops would freeze mid-stride); and every database clip baked onto the
-trainer's skeleton through one retarget map (and through the trainer's mirror map for the
-mirrored entries).
+(runtime.samples.mocap): its walks, runs and turns as the staged database has them, plain
+and mirrored entries, and one more clip: an idle, the staged standing frame held (the
+staged walks and runs neither start nor end standing, so without it a trainer who stops
+would freeze mid-stride); every clip baked onto the trainer's skeleton through one
+retarget map; and the motion database over the baked clips, with the trainer's mirror map
+for the mirrored entries and Holden's features on the trainer's bones.
 
 Baking, not retargeting each frame: a frame then samples one small clip of the trainer
-(24 bones) instead of sampling the mocap, mirroring it and retargeting it (benchmarks/
-matching.py measures both: `roam_pose_baked_us` against `roam_pose_retarget_us`).
+(24 bones) instead of sampling the mocap and retargeting it (benchmarks/matching.py
+measures both: `roam_pose_baked_us` against `roam_pose_retarget_us`), and the graph's
+motion-matching node plays clips of the graph's own skeleton only.
 
 The retarget map's mocap reference is the staged standing frame, one reference for every
 clip, so all the baked clips agree on the trainer's posture and a switch between them is a
@@ -23,6 +24,8 @@ from functools import lru_cache
 import numpy as np
 
 import runtime as rt
+from runtime.matching import (MatchChannel, MatchChannelKind, MatchEntry, MatchEntryFlag,
+                              MotionDatabaseSource)
 from runtime.samples import mocap
 from runtime.samples.trainer import mocap_reference, mocap_retarget_source
 
@@ -43,20 +46,16 @@ def missing() -> str | None:
 
 @dataclass(frozen=True, eq=False)
 class RoamMotion:
-    """The database (over the mocap skeleton), its clips, the trainer's baked clips
-    (baked[clip][mirrored]), the maps, and the horizontal scale from the mocap's
-    centimetres to the trainer's."""
+    """The staged clips (over the mocap skeleton), the trainer's baked clips, the motion
+    database over them, and the maps."""
 
-    staged: mocap.StagedDatabase       # the roam's: the staged entries and the idle
+    staged: SourceClips
     trainer: rt.Skeleton
     retarget: rt.RetargetMap
-    baked: tuple
-    stride_scale: float
+    mirror: rt.MirrorMap                # the trainer's
+    baked: tuple                        # each staged clip on the trainer
+    database: rt.MotionDatabase         # over the baked clips, the trainer's features
     bake_seconds: float
-
-    @property
-    def database(self) -> rt.MotionDatabase:
-        return self.staged.database
 
     @property
     def source(self) -> rt.Skeleton:
@@ -88,52 +87,65 @@ def idle_clip_source() -> rt.ClipSource:
                          duration=IDLE_SECONDS, root_motion=source.root_motion)
 
 
-def roam_database() -> mocap.StagedDatabase:
-    """The staged database's files and channels, with the idle entry (plain only: it is its
-    own mirror, near enough) after theirs."""
-    import time
+@dataclass(frozen=True, eq=False)
+class SourceClips:
+    """The staged locomotion and the idle over the mocap skeleton: clips, their names, and
+    the database's entries over them (each staged clip whole, plain and mirrored; the idle
+    plain, being its own mirror near enough)."""
 
-    from runtime.matching.database_build import MatchEntry, MatchEntryFlag, MotionDatabaseSource
+    skeleton: rt.Skeleton
+    clips: list
+    names: list
+    entries: list
 
+
+def source_clips() -> SourceClips:
     files = sorted(p for p in mocap.MOCAP.glob("*.bvh")
                    if p.stem.rsplit("_", 1)[0] in mocap.LOCOMOTION)
     sources = [mocap.rooted_clip_source(p) for p in files]
-    skeleton = sources[0][1]
     clips = [rt.Clip(rt.build_clip(rt.Builder(), source)) for source, _ in sources]
     clips.append(rt.Clip(rt.build_clip(rt.Builder(), idle_clip_source())))
     names = [p.stem for p in files] + ["idle"]
-    mirror = mocap.staged_mirror_map(skeleton)
-    entries = []
-    for k, name in enumerate(names[:-1]):
-        for flags in (0, MatchEntryFlag.mirrored):
-            entries.append(MatchEntry(k, 0.0, clips[k].duration, mocap._tags(name), 0.0, int(flags)))
+    entries = [MatchEntry(k, 0.0, clips[k].duration, mocap._tags(name), 0.0, int(flags))
+               for k, name in enumerate(names[:-1]) for flags in (0, MatchEntryFlag.mirrored)]
     entries.append(MatchEntry(len(clips) - 1, 0.0, IDLE_SECONDS, TAG_IDLE, 0.0, 0))
-    source = MotionDatabaseSource(skeleton, clips, entries, mocap.holden_channels(skeleton),
-                                  mocap.RATE, mirror)
-    start = time.perf_counter()
-    data = rt.build_motion_database(rt.Builder(), source)
-    seconds = time.perf_counter() - start
-    return mocap.StagedDatabase(skeleton, clips, names, mirror, source, rt.MotionDatabase(data),
-                                data, seconds)
+    return SourceClips(sources[0][1], clips, names, entries)
+
+
+def trainer_channels(trainer: rt.Skeleton) -> list:
+    """holden_channels on the trainer's bones: its ankles' positions and velocities, its
+    pelvis's velocity, the trajectory at FUTURE."""
+    K = MatchChannelKind
+    foot_l, foot_r, pelvis = (trainer.find_bone(n) for n in ("foot.L", "foot.R", "pelvis"))
+    return [MatchChannel(K.bone_position, foot_l, (0.0,), 0.75),
+            MatchChannel(K.bone_position, foot_r, (0.0,), 0.75),
+            MatchChannel(K.bone_velocity, foot_l, (0.0,), 1.0),
+            MatchChannel(K.bone_velocity, foot_r, (0.0,), 1.0),
+            MatchChannel(K.bone_velocity, pelvis, (0.0,), 1.0),
+            MatchChannel(K.trajectory_position, 0, mocap.FUTURE, 1.0),
+            MatchChannel(K.trajectory_facing, 0, mocap.FUTURE, 1.5)]
+
+
+def trainer_database(staged: SourceClips, trainer: rt.Skeleton, baked, mirror) -> rt.MotionDatabase:
+    """The entries over the baked clips (each baked clip as long as its source)."""
+    entries = [MatchEntry(e.clip, e.start, float(baked[e.clip].duration), e.tags, e.cost_bias,
+                          e.flags) for e in staged.entries]
+    return rt.MotionDatabase(rt.build_motion_database(rt.Builder(), MotionDatabaseSource(
+        trainer, list(baked), entries, trainer_channels(trainer), mocap.RATE, mirror)))
 
 
 @lru_cache(maxsize=1)
 def roam_motion() -> RoamMotion:
-    """Built at first use (a few seconds: the database, then the bake)."""
+    """Built at first use (a few seconds: the mocap's clips, the bake, the database)."""
     import time
 
-    staged = roam_database()
+    staged = source_clips()
     trainer = trainer_model().skeleton
     start = time.perf_counter()
     m = retarget_map(staged.skeleton, trainer)
     mirror = trainer_mirror_map(trainer)
-    baked = []
-    for clip in staged.clips:
-        plain = rt.Clip(rt.build_retargeted_clip(rt.Builder(), rt.RetargetClipSource(
-            m, staged.skeleton, trainer, clip)))
-        flipped = rt.Clip(rt.build_mirrored_clip(rt.Builder(), rt.MirrorClipSource(
-            mirror, trainer, plain)))
-        baked.append((plain, flipped))
+    baked = tuple(rt.Clip(rt.build_retargeted_clip(rt.Builder(), rt.RetargetClipSource(
+        m, staged.skeleton, trainer, clip))) for clip in staged.clips)
     seconds = time.perf_counter() - start
-    scale = float(np.linalg.norm(m.retarget_root_motion((1.0, 0.0, 0.0))))
-    return RoamMotion(staged, trainer, m, tuple(baked), scale, seconds)
+    return RoamMotion(staged, trainer, m, mirror, baked,
+                      trainer_database(staged, trainer, baked, mirror), seconds)

@@ -69,7 +69,7 @@ def feet_in_world(motion: RoamMotion, pose, position_cm, yaw: float) -> np.ndarr
 
 
 def source_sliding(motion: RoamMotion | None = None) -> float:
-    """The mocap's own foot sliding: every baked clip (plain and mirrored) played through at
+    """The mocap's own foot sliding: every baked clip played through at
     60 Hz, carried by its root motion (the trainer's cm); not the idle, which is one
     frame held."""
     import runtime as rt
@@ -79,10 +79,10 @@ def source_sliding(motion: RoamMotion | None = None) -> float:
     motion = motion or roam_motion()
     pose = rt.Pose(motion.trainer)
     slide = FootSlide()
-    for name, pair in zip(motion.staged.names, motion.baked):
+    for name, clip in zip(motion.staged.names, motion.baked):
         if name == "idle":             # held, not captured: it would only dilute the figure
             continue
-        for clip in pair:
+        if True:
             slide.reset()
             at, q = np.zeros(3), yaw_quat(0.0)
             for k in range(int(clip.duration / DT) + 1):
@@ -114,13 +114,12 @@ def roam_quality(path=PATH, steps: int = PATH_STEPS) -> RoamQuality:
     world = diorama.build()
     scene = RoamScene(world, (world.cell("left"), world.cell("right")), path)
     motion, loc = scene.motion, scene.locomotion
-    k = motion.stride_scale
     slide = FootSlide()
     errors = []
     for _ in range(steps):
         scene.update(DT)
-        slide.add(feet_in_world(motion, loc.pose, loc.position * k, loc.yaw))
-        errors.append(float(np.linalg.norm(loc.position - loc.simulation.position[[0, 2]])) * k)
+        slide.add(feet_in_world(motion, loc.pose, loc.position, loc.yaw))
+        errors.append(float(np.linalg.norm(loc.position - loc.simulation.position[[0, 2]])))
     scene.release()
     seconds = steps * DT
     return RoamQuality(slide.per_frame, slide.planted, loc.jumps / seconds,

@@ -27,7 +27,7 @@ from .marker import SpotMarker
 from .motion import roam_motion
 from .village import SPOT, START, Walls
 
-WALK, RUN = 110.0, 340.0                 # cm/s of the mocap: its walks' and runs' pace
+WALK, RUN = 56.0, 174.0                  # cm/s of the trainer: the mocap's walks' and runs' pace
 CAMERA_HALF_LIFE = 0.35                  # seconds for the camera to close half the gap
 SHADOW_CELLS = 4                         # the sun's window re-aimed every this many cells
 MOVES = {"up": (0, 1), "w": (0, 1), "down": (0, -1), "s": (0, -1),
@@ -66,7 +66,7 @@ class RoamScene:
         self.diorama = diorama
         self.motion = roam_motion()
         self.walls = Walls(diorama.voxel)
-        self.to_world = self.motion.stride_scale * SCALE        # mocap cm -> world units
+        self.to_world = SCALE                                   # the trainer's cm -> world units
         self.origin = diorama.cell(START)
         self.spot = diorama.cell(SPOT)
         self.marker = SpotMarker(self.spot, diorama.voxel)
@@ -87,7 +87,7 @@ class RoamScene:
         self.steps = 0
         self.time = 0.0
         self.arrived = False
-        self.velocity = np.zeros(2)        # the desired velocity, cm/s of the mocap
+        self.velocity = np.zeros(2)        # the desired velocity, cm/s of the trainer
         self._show()
         self._follow(1.0)
 

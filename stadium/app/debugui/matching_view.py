@@ -1,6 +1,6 @@
-"""The debugger's matching view, for roam mode: a panel with the entry and frame playing,
-the last search (its cost, continuing or a jump, how many frames it costed) and the
-feature costs of the frame playing against the last query, channel by channel; and an
+"""The debugger's matching view, for roam mode: a panel with the entry and frame the
+trainer's motion-matching node plays, its jumps, and the feature costs of the frame
+playing against the query the node makes of it, channel by channel; and an
 overlay on the frame drawing the desired trajectory (the keys' springs FUTURE seconds
 ahead) and the matched one (the frame's own trajectory features, where they put the root).
 Only reads the roam scene.
@@ -24,13 +24,21 @@ def project(viewer, frame_rect, points) -> np.ndarray:
     return np.c_[x + (ndc[:, 0] + 1) * 0.5 * w, y + (1 - ndc[:, 1]) * 0.5 * h]
 
 
-def channel_costs(loc) -> list[tuple[str, float]]:
-    """Per channel, the squared normalized differences between the last query and the
-    frame playing (what the search adds up for it, less the biases)."""
+def query(loc) -> np.ndarray:
+    """The raw query the node makes at the frame playing: its features, the desired
+    trajectory's in their places."""
     db = loc.database
-    query = (loc.query.features.astype(np.float32) - db.offsets) / db.scales
-    diff = (query - db.frame_features(loc.frame)).astype(np.float32)
-    sk = loc.motion.source
+    q = (db.frame_features(loc.frame).astype(np.float64) * db.scales + db.offsets).astype(np.float32)
+    q[db.feature_count - loc.trajectory.size:] = loc.trajectory
+    return q
+
+
+def channel_costs(loc) -> list[tuple[str, float]]:
+    """Per channel, the squared normalized differences between the query and the frame
+    playing (what a search adds up for it, less the biases)."""
+    db = loc.database
+    diff = ((query(loc) - db.offsets) / db.scales - db.frame_features(loc.frame)).astype(np.float32)
+    sk = loc.trainer
     rows = []
     for k in range(db.channel_count):
         c = db.channel(k)
@@ -85,11 +93,8 @@ def panel(ui, viewer) -> None:
     mirrored = " (mirrored)" if loc.entry_mirrored[entry] else ""
     imgui.text(f"entry {entry}: {names[loc.entry_clip[entry]]}{mirrored}")
     imgui.text(f"frame {loc.frame}   clip time {loc.time:.3f} s")
-    r = loc.result
-    what = "continuing" if r.continuing else "jump"
-    imgui.text(f"last search: {what}, cost {r.cost:.3f}, {r.costed} frames costed")
     seconds = max(roam.time, 1e-9)
-    imgui.text(f"searches {loc.searches}   jumps {loc.jumps} ({loc.jumps / seconds:.2f}/s)")
+    imgui.text(f"jumps {loc.jumps} ({loc.jumps / seconds:.2f}/s){'   jumped' if loc.jumped else ''}")
     v = roam.velocity
     imgui.text(f"keys {'+'.join(sorted(roam.held)) or '-'}   desired {np.hypot(*v):.0f} cm/s")
     imgui.text_colored(imgui.ImVec4(*(c / 255 for c in DESIRED)), "desired trajectory")
