@@ -19,10 +19,6 @@ from dataclasses import dataclass
 import numpy as np
 
 import runtime as rt
-from runtime.graph.binding import GraphAssets, GraphBinding
-from runtime.graph.build.build import build
-from runtime.graph.file import Graph
-from runtime.graph.instance import GraphInstance
 from runtime.graph.source import (AssetSlotSource, ClipSlotSource, GraphSource, InertializeNode,
                                   MatchQueryInput, MotionMatchingNode, ParameterSource,
                                   ParameterType)
@@ -115,8 +111,8 @@ class Locomotion:
         self.entry_clip = np.array([e.clip for e in entries], np.int64)
         self.entry_mirrored = np.array([bool(e.flags & rt.MatchEntryFlag.mirrored) for e in entries])
         self.trainer = motion.trainer
-        graph = Graph(build(graph_source(motion, self.settings)))
-        self.graph = GraphInstance(GraphBinding(graph, GraphAssets(
+        graph = rt.Graph(rt.build_graph(rt.Builder(), graph_source(motion, self.settings)))
+        self.graph = rt.GraphInstance(rt.GraphBinding(graph, rt.GraphAssets(
             motion.trainer, list(motion.baked), databases=[db], mirror_map=motion.mirror)))
         self._node = self.graph.binding.layout.nodes[0] + 2      # playing, entry, time, ...
         self.pose = rt.Pose(self.trainer)
@@ -168,7 +164,8 @@ class Locomotion:
         self._root_motion(move, slide, dt)
 
     def _play(self, dt: float) -> np.ndarray:
-        """The graph's update and evaluation: its root move, and whether it jumped."""
+        """The graph's update and evaluation; its root move (whether its node jumped in
+        `jumped`)."""
         g, n = self.graph, len(FUTURE)
         for k in range(2 * n):
             g.set_parameter(k, ParameterType.vector2, self.trajectory[2 * k:2 * k + 2])
