@@ -186,7 +186,7 @@ class Locomotion:
         rt.advance_trajectory(sim, self.goal, dt)
         after = sim.position[[0, 2]].astype(np.float64)
         ended = np.asarray(slide(before, after), np.float64)
-        if not np.allclose(ended, after):
+        if ended[0] != after[0] or ended[1] != after[1]:          # a wall took some of it
             sim.position[[0, 2]] = ended
             sim.velocity[[0, 2]] *= np.abs(ended - before) >= np.abs(after - before) - 1e-6
             sim.acceleration[...] = 0.0
