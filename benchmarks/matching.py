@@ -3,7 +3,11 @@ runs and turns at 60 Hz with mirrored entries, Holden's 27 features) over querie
 controller makes (runtime/samples/mocap.py's trajectory_queries), against a numpy
 brute-force scan of the same queries in the same run; the search on a synthetic database of
 Holden's size (53,500 frames of 27 random-walk features: nine bones walking at random); and
-the staged database's build.
+the staged database's build. And roam mode's frame (stadium.roam: the trajectory, the
+trainer's graph updated and evaluated (its motion-matching node searching when due, the
+switch inertialized), skinning), and the trainer's pose two ways: sampled from a clip
+baked onto it, against sampling the mocap and retargeting it each frame (what baking
+saves, and what it costs once).
 
     python benchmarks/matching.py
 """
@@ -12,7 +16,7 @@ import time
 
 import numpy as np
 
-from _figures import emit
+from _figures import emit, median_us
 
 import runtime as rt
 from runtime.matching import MatchChannel, MatchChannelKind, MatchEntry, MatchQuery, MatchResult
@@ -97,6 +101,39 @@ def main() -> None:
     emit("database_build_s", staged.build_seconds, "s", "lower", None)
     emit("database_frames", db.frame_count, "frames", "higher", None)
     emit("database_bytes", len(staged.data), "bytes", "lower", None)
+    roam()
+
+
+def roam() -> None:
+    from stadium.render import diorama
+    from stadium.roam import quality
+    from stadium.roam.motion import roam_motion
+    from stadium.roam.scene import RoamScene
+
+    motion = roam_motion()
+    world = diorama.build()
+    scene = RoamScene(world, (world.cell("left"), world.cell("right")), quality.PATH)
+    scene.update(quality.DT)
+    steps = []
+    for _ in range(quality.PATH_STEPS):
+        start = time.perf_counter()
+        scene.update(quality.DT)
+        steps.append(time.perf_counter() - start)
+    scene.release()
+    emit("roam_frame_us", statistics.median(steps) * 1e6, "us", "lower", 1000)
+
+    trainer, source = motion.trainer, motion.source
+    baked, clip = motion.baked[0], motion.staged.clips[0]
+    pose, read = rt.Pose(trainer), rt.Pose(source)
+    times = iter(np.tile(np.arange(0, clip.duration, 1 / 60), 10_000))
+    emit("roam_pose_baked_us", median_us(lambda: baked.sample(trainer, next(times), pose)),
+         "us", "lower", None)
+
+    def per_frame():
+        clip.sample(source, next(times), read)
+        motion.retarget.retarget_pose(source, read, trainer, pose)
+    emit("roam_pose_retarget_us", median_us(per_frame), "us", "lower", None)
+    emit("roam_bake_s", motion.bake_seconds, "s", "lower", None)
 
 
 if __name__ == "__main__":

@@ -107,10 +107,16 @@ def advance(trajectory: Trajectory, goal: TrajectoryGoal, seconds) -> None:
     trajectory.state[...] = out
 
 
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """np.cross of two 3-vectors, term for term the same, without its general machinery
+    (a controller calls this a few times a frame)."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+
+
 def _turn(q: np.ndarray, v: np.ndarray) -> np.ndarray:
     u, w = q[:3], q[3]
-    c = 2.0 * np.cross(u, v)
-    return v + w * c + np.cross(u, c)
+    c = 2.0 * _cross(u, v)
+    return v + w * c + _cross(u, c)
 
 
 def trajectory_features(database: MotionDatabase, root: Trajectory,

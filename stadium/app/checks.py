@@ -18,7 +18,8 @@ from ..errors import BadFile
 CONTROLLERS = ("human", "ai", "script")
 SEED_RANGE = (-(1 << 63), (1 << 64) - 1)
 COUNT_MAX = (1 << 53)          # steps, turns, frames: whole numbers a float also holds
-SCRIPT_KEYS = ("teams", "seed", "moves", "pose_paths", "blend")
+MAX_ROAM_STEP = 60 * 60 * 10        # ten minutes of 1/60 s steps
+SCRIPT_KEYS = ("teams", "seed", "moves", "pose_paths", "blend", "roam")
 _HEX = re.compile(r"(?:[0-9a-fA-F]{2})*")
 
 
@@ -133,6 +134,26 @@ def _moves(v, where: str) -> list:
 # ------------------------------------------------------------ a script
 
 
+def _roam_keys(v, where: str) -> None:
+    """[[step, "keys"], ...]: steps whole and rising, keys as roam.scene.parse_keys reads them."""
+    from ..roam.scene import parse_keys
+
+    last = -1
+    for k, pair in enumerate(_list(v, where)):
+        at = f"{where}[{k}]"
+        step, keys = _list(pair, at, 2)
+        _whole(step, f"{at}[0]", 0, MAX_ROAM_STEP)
+        if step <= last:
+            raise _Wrong(f"{at}[0]", f"is step {step}, not after the step before ({last})")
+        last = step
+        if not isinstance(keys, str):
+            raise _Wrong(f"{at}[1]", f"wants the keys held, as \"up+shift\" (\"\" for none), got {_shown(keys)}")
+        try:
+            parse_keys(keys)
+        except ValueError as error:
+            raise _Wrong(f"{at}[1]", str(error)) from None
+
+
 def check_script(data, path: Path) -> dict:
     """A scripted battle (stadium.battle.match.script_setup's keys, each optional), checked."""
     try:
@@ -153,6 +174,8 @@ def check_script(data, path: Path) -> dict:
                 _text(p, f"pose_paths[{side}]", POSE_PATHS)
         if "blend" in data:
             _text(data["blend"], "blend", BLENDS)
+        if "roam" in data:
+            _roam_keys(data["roam"], "roam")
     except _Wrong as error:
         raise BadFile(path, f"not a usable script: {error}") from None
     return data

@@ -69,6 +69,12 @@ def parser() -> Parser:
                    help='a scripted battle, JSON: {"teams": [[...], [...]], "seed": N, '
                         '"moves": [[1, 2, ...], [...]], "pose_paths": [...], "blend": ...}, '
                         "every key optional (moves by turn; past them the opponent logic plays)")
+    p.add_argument("--roam", action="store_true",
+                   help="before the battle, walk the trainer around the village (arrows or "
+                        "WASD, shift runs) to the red mark, where the battle starts; needs the "
+                        "staged mocap in ../shared. A script's \"roam\": [[step, \"up+shift\"], "
+                        "...] holds those keys from each step on (headless: frames count from "
+                        "the roam's start)")
     p.add_argument("--show", action="store_true",
                    help="the seeded show of two species instead of the battle")
     p.add_argument("--pose-path", metavar="PATH[,PATH]",
@@ -161,6 +167,9 @@ def _conflicts(args, script: dict | None) -> None:
         ("load", "blend", "a saved battle keeps its graphs' blend"),
         ("load", "standby", "a saved battle keeps who plays each side"),
         ("script", "standby", "a script plays its moves, nobody stands by"),
+        ("roam", "load", "a saved battle goes on from where it was saved, past the roam"),
+        ("roam", "show", "the show has no trainer to walk"),
+        ("roam", "save_at", "a roam is not saved: the battle after it starts fresh"),
         ("show", "load", "the show is not a battle and has nothing to load"),
         ("show", "script", "the show plays its own choreography, not a script"),
         ("show", "teams", "the show is a pair: --species LEFT,RIGHT"),
@@ -173,6 +182,8 @@ def _conflicts(args, script: dict | None) -> None:
                             ("pose_paths", "pose_path"), ("blend", "blend")):
             if key in script:
                 pairs.append(("script", option, f"the script names its own {key.replace('_', ' ')}"))
+    if script is not None and "roam" in script and not args.roam:
+        raise BadOption("--script", "its \"roam\" keys walk the trainer: give --roam too")
     for first, second, why in pairs:
         if first in given and second in given:
             raise BadOption(f"--{first.replace('_', '-')}",
@@ -259,6 +270,14 @@ def request(args) -> tuple[Options, dict]:
                           scripted=not args.standby, mode="show", debug=args.debug)
     else:
         options = battle_options(args, look, script, headless)
+        if args.roam:
+            from ..roam.motion import missing
+
+            why = missing()
+            if why is not None:
+                raise BadOption("--roam", why)
+            options.mode = "roam"
+            options.roam_keys = tuple(tuple(k) for k in (script or {}).get("roam", ()))
     frames = _frames_to_render(args, start, headless)
     _check_saving(args, start, frames)
     if args.out is not None:

@@ -5,7 +5,8 @@
 Three sets: the show's frames at 160 x 144 (``cases``), the battle's fallen creatures
 (``fall_cases``, the faint as a ragdoll's fall, at rest), and the debugger's screens
 (``debug_cases``: the playable battle with the debugger open, its graph inspector and
-skeleton overlay on) at the debugger's screen size. Alongside them, the README's
+skeleton overlay on) at the debugger's screen size; and roam mode's (``render_roam``,
+``render_roam_debug``). Alongside them, the README's
 picture of the product: a contact sheet of a seeded battle's key moments (``SHEET``).
 
 A frame matches its golden when at most TOLERANCE of its pixels differ by more than
@@ -167,6 +168,48 @@ def render_debug(case: DebugCase, gfx: Graphics, roster: Roster) -> np.ndarray:
         viewer.release()
 
 
+# Roam mode: the trainer walked by a script (left, up the field, a run, a stop) from the
+# roam's start, caught walking, turning, running and standing; and the debugger's matching
+# view mid-walk. All need the staged mocap.
+ROAM_SCRIPT = ((0, "left"), (60, "up+left"), (150, "up"), (240, "up+shift"), (300, ""))
+ROAM_FRAMES = (("roam_walk", 45), ("roam_turn", 130), ("roam_run", 285), ("roam_stop", 420))
+ROAM_DEBUG = ("debug_roam_matching", 100)
+
+
+def roam_options(debug: bool = False) -> Options:
+    return Options(mode="roam", controllers=("ai", "ai"), roam_keys=ROAM_SCRIPT, debug=debug,
+                   fixed_clock=True)
+
+
+def render_roam(gfx: Graphics, roster: Roster) -> dict[str, np.ndarray]:
+    """ROAM_FRAMES' frames, each (144, 160, 3) uint8; `gfx` must be 160 x 144."""
+    viewer = BattleViewer(roam_options(), roster, overlay=False)
+    shots, pixels = {}, np.empty((gfx.height, gfx.width, 3), np.uint8)
+    names = dict((frame, name) for name, frame in ROAM_FRAMES)
+
+    def keep(frame, g):
+        g.read_screen(pixels)
+        shots[names[frame]] = pixels.copy()
+    try:
+        run_frames(viewer, gfx, sorted(names), DT, keep)
+    finally:
+        viewer.release()
+    return shots
+
+
+def render_roam_debug(gfx: Graphics, roster: Roster) -> np.ndarray:
+    """The debugger's screen over the roam at ROAM_DEBUG's frame; `gfx` DEBUG_SCREEN's size."""
+    viewer = BattleViewer(roam_options(debug=True), roster, overlay=False)
+    try:
+        viewer.load(gfx)
+        for _ in range(ROAM_DEBUG[1]):
+            viewer.update(DT)
+        viewer.draw(gfx)
+        return gfx.read_screen().copy()
+    finally:
+        viewer.release()
+
+
 # The faint as a fall: each species against itself, seeded, the opponent logic on both
 # sides; the loser shown FALL_SHOWN_AFTER steps after its fall came to rest (the battle
 # holds a fainted creature stadium.battle.battle.FAINT_HOLD steps before it leaves).
@@ -303,6 +346,9 @@ def main() -> int:
             print(path.relative_to(ROOT))
         save_sheet(contact_sheet(sheet_frames(gfx, roster)))
         print(SHEET.relative_to(ROOT))
+        for name, frame in render_roam(gfx, roster).items():
+            Image.fromarray(frame).save(GOLDEN / f"{name}.png")
+            print((GOLDEN / f"{name}.png").relative_to(ROOT))
     finally:
         gfx.release()
     try:
@@ -316,6 +362,9 @@ def main() -> int:
             path = GOLDEN / f"{case.name}.png"
             Image.fromarray(render_debug(case, gfx, roster)).save(path)
             print(path.relative_to(ROOT))
+        path = GOLDEN / f"{ROAM_DEBUG[0]}.png"
+        Image.fromarray(render_roam_debug(gfx, roster)).save(path)
+        print(path.relative_to(ROOT))
     finally:
         gfx.release()
     return 0

@@ -174,7 +174,8 @@ def _render(viewer, gfx, frames, out, gif, hashes) -> list[Path]:
         viewer.draw(gfx)
         gfx.read_screen(pixels)
         if hashes is not None:
-            world = viewer.match.digest() if viewer.match is not None else "-"
+            digest = getattr(viewer.world, "digest", None)
+            world = digest() if digest is not None else "-"
             lines.append(f"{frame} {hashlib.sha1(pixels.tobytes()).hexdigest()} {world}\n")
         if out is not None:
             path = out / f"frame_{frame:04d}.png"

@@ -82,7 +82,7 @@ def _run(options, roster, headless_only, scale, frames, out, gif, hashes) -> int
             gfx = Graphics.open_window(size, "Stadium battle", resizable=True)
         except WindowUnavailable as why:
             print(f"run_battle: no window here ({why}); rendering headless instead")
-            if options.mode == "battle" and tuple(options.controllers) == INTERACTIVE:
+            if options.mode in ("battle", "roam") and tuple(options.controllers) == INTERACTIVE:
                 # nobody can press a key here: the opponent logic plays your side too
                 viewer.release()
                 options.controllers = ("ai", "ai")

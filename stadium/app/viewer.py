@@ -6,6 +6,8 @@ Two worlds can be on show:
     "battle"   the playable battle (stadium.battle.match): teams, moves, turns and an opponent,
                every creature an instance of the battler graph, a result at the end
     "show"     the seeded choreography (stadium.battle.scene) the visual goldens use
+    "roam"     before the battle: the trainer walks the village on motion matching
+               (stadium.roam) until it steps onto the battle spot, and the battle begins
 
 One Game drives both a window and a headless run (see app/headless.py), so a screenshot
 is exactly what the window would show.
@@ -42,6 +44,7 @@ SAVE_PATH = Path("out") / "match.json"
 NOTICE_FRAMES = 120     # a notice (saved, loaded, a screenshot) stays two seconds
 
 KEYS = (
+    ("arrows / wasd", "roam (--roam): walk the trainer, shift runs; the red mark starts the battle"),
     ("1 2", "battle: use move 1 / move 2 (show: attack 1 / attack 2)"),
     ("r", "battle again from the start"),
     ("v", "pose path: runtime graph / Stadium rig, both sides"),
@@ -93,6 +96,7 @@ class Options:
     load: Path | None = None
     save_at: int | None = None       # write the battle to save_path after this many steps
     save_path: Path | None = None
+    roam_keys: tuple = ()            # roam: a script's [step, "keys"] pairs (stadium.roam.scene)
 
 
 def default_teams(roster: Roster) -> tuple:
@@ -142,7 +146,7 @@ class BattleViewer(Game):
         self.notice = None               # what a key just did, shown for NOTICE_FRAMES
         self._notice_left = 0
         self._notice_image = None
-        if options.mode == "battle":
+        if options.mode in ("battle", "roam"):
             from ..battle.match import Match, Setup
 
             self._Match, self._Setup = Match, Setup
@@ -150,13 +154,16 @@ class BattleViewer(Game):
                 options.teams = default_teams(roster)
             self.species_names = [options.teams[0][0], options.teams[1][0]]
             self._species = None
-            self.world = self._load_match(options.load) if options.load else self._new_match()
+            if options.mode == "roam":
+                self.world = self._new_roam()
+            else:
+                self.world = self._load_match(options.load) if options.load else self._new_match()
         elif options.mode == "show":
             self.species_names = list(options.species)
             self._species = [roster.load(name) for name in self.species_names]
             self.world = self._new_scene()
         else:
-            raise ValueError(f"mode is 'battle' or 'show', not {options.mode!r}")
+            raise ValueError(f"mode is 'battle', 'show' or 'roam', not {options.mode!r}")
 
     # ------------------------------------------------------------ worlds
 
@@ -167,6 +174,24 @@ class BattleViewer(Game):
     @property
     def scene(self):
         return self.world if self.options.mode == "show" else None
+
+    @property
+    def roam(self):
+        return self.world if self.options.mode == "roam" else None
+
+    def _new_roam(self):
+        from ..roam.scene import RoamScene
+
+        return RoamScene(self.diorama, self.cells, self.options.roam_keys)
+
+    def _begin_battle(self) -> None:
+        """The trainer stepped onto the battle spot: the battle, through its own camera."""
+        self._drop_world()
+        self.options.mode = "battle"
+        self.world = self._new_match()
+        if self.renderer is not None:
+            self.renderer.set_camera(BattleCam.battle(*self.cells))
+        self.views_changed()
 
     def _new_scene(self) -> BattleScene:
         pairs = [(species, StadiumRig(species)) for species in self._species]
@@ -237,7 +262,10 @@ class BattleViewer(Game):
         self.world.update(DT)
         self._step_ms = (time.perf_counter() - start) * 1000.0
         self.steps += 1
-        if self.match is not None:
+        if self.roam is not None:
+            if self.roam.arrived:
+                self._begin_battle()
+        elif self.match is not None:
             self._forget_retired()
             if self.options.save_at == self.steps and self.options.save_path is not None:
                 path = Path(self.options.save_path)
@@ -288,6 +316,8 @@ class BattleViewer(Game):
         if self.debug is not None and gfx.window and self._last_draw is not None:
             self.debug.record_frame((now - self._last_draw) * 1000.0)      # the period
         self._last_draw = now
+        if self.roam is not None:
+            self.renderer.set_camera(self.roam.camera)
         frame = self.renderer.render(self.world, HOURS[self.hour], self.effective_look())
         if self.debug is not None and not gfx.window:
             # headless frames are drawn far apart: what this one cost, its last step and
@@ -324,7 +354,9 @@ class BattleViewer(Game):
 
     def _status(self) -> list[tuple[str, ...]]:
         state = "paused" if self.paused else "running"
-        if self.match is not None:
+        if self.roam is not None:
+            status = ("arrows or WASD walk, shift runs: the red mark starts the battle",)
+        elif self.match is not None:
             b = self.match.battle
             status = (f"turn {b.turn}  {state}  F1 keys  F3 debugger",)
         else:
@@ -391,6 +423,13 @@ class BattleViewer(Game):
             self.debug.feed(event)
             if event.type == pygame.KEYDOWN and self.debug.wants_keyboard:
                 return
+        if self.roam is not None and event.type in (pygame.KEYDOWN, pygame.KEYUP):
+            from ..roam.scene import KEY_NAMES
+
+            name = pygame.key.name(event.key)
+            if name in KEY_NAMES:          # held keys walk: not the toggles they are in battle
+                (self.roam.press if event.type == pygame.KEYDOWN else self.roam.release_key)(name)
+                return
         if event.type == pygame.KEYDOWN:
             self.keypressed(pygame.key.name(event.key))
 
@@ -417,7 +456,7 @@ class BattleViewer(Game):
             self.toggle_debug()
         elif self.match is not None:
             self._battle_key(key)
-        else:
+        elif self.scene is not None:
             self._show_key(key)
 
     def _battle_key(self, key: str) -> None:
@@ -506,6 +545,12 @@ class BattleViewer(Game):
         old.rig.release()
 
     def _drop_world(self) -> None:
+        if self.roam is not None:
+            for actor in self.roam.trainers:
+                if self.renderer is not None:
+                    self.renderer.forget(actor.rig)
+            self.roam.release()
+            return
         for fighter in self.world.fighters:
             if fighter.rig is not None:
                 if self.renderer is not None:
@@ -516,7 +561,9 @@ class BattleViewer(Game):
 
     def _replace_world(self) -> None:
         self._drop_world()
-        if self.match is not None:
+        if self.roam is not None:
+            self.world = self._new_roam()
+        elif self.match is not None:
             self.options.load = None
             self.world = self._new_match()
             self.views_changed()

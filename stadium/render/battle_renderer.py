@@ -162,7 +162,7 @@ class BattleRenderer:
         """Point the shadow layers for this hour and these creatures, and draw the
         scenery layer; only when either changed, which is rarely."""
         actors = _actors(scene)
-        key = (hour, *(id(f.species) for f in actors))
+        key = (hour, getattr(scene, "shadow_key", None), *(id(f.species) for f in actors))
         if key == self._aimed:
             return
         cells = np.array([f.position for f in actors])
@@ -183,7 +183,7 @@ class BattleRenderer:
         """Draw the diorama into the backdrop when the hour, a toggle or the sun's aim
         changed it. The actor layer is cleared first, so what the backdrop's alpha
         remembers is the scenery's own shadow alone."""
-        key = (hour, look.shadows, look.seams, look.glass, self._aimed)
+        key = (hour, look.shadows, look.seams, look.glass, self._aimed, tuple(self.camera.eye))
         if key == self.backdrop.drawn_for:
             return
         if shadow_map is not None:
@@ -200,6 +200,19 @@ class BattleRenderer:
         voxel.draw(self.map_mesh, self.atlas, self.map_matrix)
         voxel.backfaces(True)
         self.backdrop.drawn_for = key
+
+    def set_camera(self, camera: BattleCam) -> None:
+        """Look through `camera` from this frame on (a camera that follows someone: the
+        backdrop is redrawn whenever its eye moved)."""
+        if camera is self.camera and tuple(camera.eye) == getattr(self, "_eye", None):
+            return
+        self.camera = camera
+        camera.fit_depth(self.diorama.corners())
+        self.view_proj = camera.view_proj()
+        if self._aimed is not None:
+            self.clip_to_actors = self.shadow_map.actors.matrix * glm.inverse(self.view_proj)
+        self._focus = self._focus_settings()
+        self._eye = tuple(camera.eye)
 
     def _meshes(self, fighter) -> RigMeshes:
         key = id(fighter.rig)

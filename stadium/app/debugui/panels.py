@@ -35,7 +35,7 @@ import numpy as np
 
 from ...render.battle_renderer import Look
 from ...battle.battler import POSE_PATHS, PoseView
-from . import bones, ragdoll_view, secondary_view
+from . import bones, matching_view, ragdoll_view, secondary_view
 from .inputs import ImGuiInput
 from .renderer import ImGuiRenderer
 from .shadow_view import ShadowView
@@ -224,9 +224,16 @@ class DebugUI:
                            "Bones": lambda: bones.bone_list(self, viewer, act),
                            "IK and springs": lambda: (ragdoll_view.panel(self, viewer),
                                                       secondary_view.panel(self, viewer, act))})
+        roam = getattr(viewer, "roam", None)
+        if roam is not None:           # roam mode: the matching view where the graph goes
+            gx, gy, gw, gh = rects.pop("Graph")
+            rects["Matching"] = (gx, gy, gw, gh + rects.pop("Events")[3])
+            bodies["Matching"] = lambda: matching_view.panel(self, viewer)
         for title, rect in rects.items():
             if title in bodies:
                 self._window(title, rect[:2], rect[2:], bodies[title])
+        if roam is not None:
+            matching_view.overlay(self, viewer, frame_rect)
         if match is not None and self.state.skeleton:
             bones.overlay(self, viewer, frame_rect, act)
         if match is not None and (self.state.ik_overlay or self.state.spring_overlay):
