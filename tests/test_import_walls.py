@@ -64,17 +64,20 @@ def breaks(module: str, names: set[str]) -> list[str]:
         out += [f"the product uses {n}" for n in hits(("runtime.capi",))]
     if module.startswith(("stadium.rig", "stadium.battle")):
         out += [f"{module} imports {n}" for n in
-                hits(GL_AND_WINDOWS + ("stadium.render", "stadium.app", "stadium.inspect"))]
+                hits(GL_AND_WINDOWS + ("stadium.render", "stadium.app", "stadium.inspect",
+                                       "stadium.roam"))]
+    if module.startswith("stadium.roam"):
+        out += [f"{module} imports {n}" for n in hits(("stadium.app", "stadium.inspect"))]
     if module.split(".")[0] in ("stadium", "run_battle") and not module.startswith("stadium.physics"):
         out += [f"{module} imports {n}, the engine only stadium.physics takes" for n in
                 hits(("mujoco",))]
     if module.startswith("stadium.physics"):
         out += [f"{module} imports {n}" for n in
                 hits(GL_AND_WINDOWS + ("stadium.render", "stadium.app", "stadium.battle",
-                                       "stadium.inspect"))]
+                                       "stadium.inspect", "stadium.roam"))]
     if module.startswith("stadium.render"):
         out += [f"{module} imports {n}" for n in hits(("stadium.battle", "stadium.app",
-                                                       "stadium.inspect"))]
+                                                       "stadium.inspect", "stadium.roam"))]
     return out
 
 
@@ -103,6 +106,8 @@ def test_each_wall_is_seen():
         ("stadium.rig.rig", False, "from ..render import voxel3d"): "imports stadium.render",
         ("stadium.battle.match", False, "import moderngl"): "imports moderngl",
         ("stadium.render.hud", False, "from ..battle.match import Hud"): "imports stadium.battle",
+        ("stadium.roam.scene", False, "from ..app import viewer"): "imports stadium.app",
+        ("stadium.battle.match", False, "from ..roam import scene"): "imports stadium.roam",
         ("stadium.render.voxel3d", False, "from stadium.app import viewer"): "imports stadium.app",
         ("stadium.render.voxel3d", False, "from stadium.inspect import figure"):
             "imports stadium.inspect",
