@@ -73,9 +73,8 @@ def _decompressor_loss(out, y, parents, scaled, batch, rate, grad):
     """Holden's pose terms of out (c, w, outputs) in model units against y; grad gets d/dout."""
     W, c, w = DECOMPRESSOR, out.shape[0], out.shape[1]
     nb = parents.size
-    cols = [np.arange(9 * b, 9 * b + 9) for b in range(nb)]
-    pos_at = np.concatenate([k[:3] for k in cols])
-    col_at = np.concatenate([k[3:] for k in cols])
+    per_bone = 9 * np.arange(nb)[:, None]
+    pos_at, col_at = (per_bone + np.arange(3)).ravel(), (per_bone + np.arange(3, 9)).ravel()
     root = 9 * nb + 3 * scaled
     extra = np.r_[np.arange(9 * nb, root), np.arange(root + 6, out.shape[2])]
     loss = 0.0
