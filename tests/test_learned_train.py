@@ -1,5 +1,6 @@
 """The trainer's arithmetic and determinism: each stage's backward pass against finite
-differences in float64, the forward pass against a plain numpy network, and the same
+differences in float64 (forward kinematics' included, its forward pass against plain numpy),
+the forward pass against a plain numpy network, and the same
 checkpoint bytes with 1, 2 or 4 workers, chunks run in another order, in another process,
 and across a save and restore in the middle of a stage and at a stage boundary."""
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from runtime.learned.train import kernels, losses
+from runtime.learned.train import fk, kernels, losses
 from runtime.learned.train.trainer import _dims, _param_count
 
 import learned_train_fixtures as ltf
@@ -59,15 +60,71 @@ def _check_gradient(chunk, params, rebuild, rng, samples=40):
         assert abs(numeric - grad[i]) <= 1e-6 + 1e-5 * abs(numeric), (i, numeric, grad[i])
 
 
+PARENTS = np.array([-1, 0, 1, 0, 3], np.int64)
+
+
+def _poses(rng, rows, bones):
+    return rng.normal(size=(rows, 9 * bones))
+
+
+def _plain_fk(pose, parents):
+    """Model-space positions and rotations by numpy, independently of fk.py."""
+    out_p, out_r = [], []
+    for row in pose:
+        pos, rot = {}, {}
+        for b, p in enumerate(parents):
+            t, a, c = row[9 * b:9 * b + 3], row[9 * b + 3:9 * b + 6], row[9 * b + 6:9 * b + 9]
+            x = a / np.linalg.norm(a)
+            y = c - x * (x @ c)
+            y /= np.linalg.norm(y)
+            m = np.stack([x, y, np.cross(x, y)], axis=1)
+            pos[b], rot[b] = (t, m) if p < 0 else (pos[p] + rot[p] @ t, rot[p] @ m)
+        out_p.append([pos[b] for b in range(len(parents))])
+        out_r.append([rot[b] for b in range(len(parents))])
+    return np.array(out_p), np.array(out_r)
+
+
+def test_forward_kinematics_against_plain_numpy():
+    rng = np.random.default_rng(6)
+    pose = _poses(rng, 5, PARENTS.size)
+    _, pos, rot = losses._fk(pose, PARENTS)
+    want_p, want_r = _plain_fk(pose, PARENTS)
+    assert np.allclose(pos, want_p, rtol=1e-12, atol=1e-12)
+    assert np.allclose(rot, want_r, rtol=1e-12, atol=1e-12)
+
+
+def test_forward_kinematics_backward_against_finite_differences():
+    rng = np.random.default_rng(7)
+    pose = _poses(rng, 3, PARENTS.size)
+    wp, wr = rng.normal(size=(3, PARENTS.size, 3)), rng.normal(size=(3, PARENTS.size, 3, 3))
+
+    def value(q):
+        _, p, r = losses._fk(q, PARENTS)
+        return float((p * wp).sum() + (r * wr).sum())
+    local, _, rot = losses._fk(pose, PARENTS)
+    grad = np.zeros_like(pose)
+    fk.backward(pose, PARENTS, local, rot, wp.copy(), wr.copy(), grad)
+    h = 1e-6
+    for i in np.ndindex(pose.shape):
+        up, down = pose.copy(), pose.copy()
+        up[i] += h
+        down[i] -= h
+        numeric = (value(up) - value(down)) / (2 * h)
+        assert abs(numeric - grad[i]) <= 1e-6 + 1e-5 * abs(numeric), (i, numeric, grad[i])
+
+
 def test_decompressor_gradient_against_finite_differences():
     rng = np.random.default_rng(2)
-    n_out, feats, latent, c, w = 6, 3, 2, 4, 3
+    bones, scaled, tracks = PARENTS.size, 1, 2
+    n_out, feats, latent, c, w = 9 * bones + 3 * scaled + 6 + tracks, 3, 2, 3, 3
     cd, dd = _dims(n_out, 5, 1, latent), _dims(feats + latent, 7, 1, n_out)
     nc = _param_count(cd)
     params = np.concatenate([_net(rng, cd), _net(rng, dd)])
     y, x = rng.normal(size=(c, w, n_out)), rng.normal(size=(c, w, feats))
+    mean, std = rng.normal(size=n_out), rng.uniform(0.5, 2, n_out)
     _check_gradient(losses.decompressor_chunk, params,
-                    lambda p: (p[:nc].copy(), cd, p[nc:].copy(), dd, y, x, 8), rng)
+                    lambda p: (p[:nc].copy(), cd, p[nc:].copy(), dd, y, x, mean, std, PARENTS,
+                               scaled, 30.0, 8), rng, samples=80)
 
 
 def test_stepper_gradient_through_the_rollout():
@@ -77,29 +134,32 @@ def test_stepper_gradient_through_the_rollout():
     states = rng.normal(size=(c, w, n))
     off, scale = rng.normal(size=n), rng.uniform(0.5, 2, n)
     _check_gradient(losses.stepper_chunk, _net(rng, dims),
-                    lambda p: (p, dims, states, off, scale, off * 0.1, scale * 2, scale, 0.2, 8), rng)
+                    lambda p: (p, dims, states, off, scale, off * 0.1, scale * 2, 3, 0.2, 8), rng)
 
 
 def test_projector_gradient_against_finite_differences():
     rng = np.random.default_rng(4)
     dims = _dims(4, 6, 3, 7)
     q, t = rng.normal(size=(4, 4)), rng.normal(size=(4, 7))
-    _check_gradient(losses.projector_chunk, _net(rng, dims), lambda p: (p, dims, q, t, 4), rng)
+    off, scale = rng.normal(size=7), rng.uniform(0.5, 2, 7)
+    _check_gradient(losses.projector_chunk, _net(rng, dims),
+                    lambda p: (p, dims, q, t, off, scale, 4, 4), rng)
 
 
 def test_a_broken_backward_pass_fails_the_check(monkeypatch):
     """The check sees a wrong gradient: a bias gradient doubled."""
     rng = np.random.default_rng(4)
-    dims = _dims(4, 6, 1, 3)
-    q, t = rng.normal(size=(4, 4)), rng.normal(size=(4, 3))
+    dims = _dims(4, 6, 1, 6)
+    q, t = rng.normal(size=(4, 4)), rng.normal(size=(4, 6))
+    off, scale = rng.normal(size=6), rng.uniform(0.5, 2, 6)
     real = losses.projector_chunk
 
     def broken(payload):
         g, loss = real(payload)
-        g[-3:] *= 2
+        g[-6:] *= 2
         return g, loss
     with pytest.raises(AssertionError):
-        _check_gradient(broken, _net(rng, dims), lambda p: (p, dims, q, t, 4), rng,
+        _check_gradient(broken, _net(rng, dims), lambda p: (p, dims, q, t, off, scale, 4, 4), rng,
                         samples=_param_count(dims))
 
 

@@ -1,8 +1,11 @@
-"""That the trainer learns, measured by plain evaluations of the model it builds: after a
-CI-sized training on the hostile world's database, the Decompressor's pose error (bone
-positions in model space, by a numpy forward kinematics of our own) against the clip's
-sampled poses, beside the error of the mean pose; and the Projector's nearest-frame accuracy
-on noisy queries it never saw, against the exact nearest frame by numpy."""
+"""That the trainer learns, measured by plain evaluations of the models it builds, on what
+they never saw: the shipped model (what the code trains from the first take of each staged
+clip, test_learned_train_shipped.py) on the second takes, each frame's query projected and
+decompressed, its pose error (bone positions relative to the root, by a numpy forward
+kinematics of our own) beside the mean training pose's and motion matching's (the nearest
+training frame's pose); and, after a CI-sized training on the hostile world's database, the
+Projector's nearest-frame accuracy on noisy queries, against the exact nearest frame by
+numpy."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,6 +17,7 @@ from runtime.learned import LearnedModel, LearnedOutput
 import learned_train_fixtures as ltf
 
 W = ltf.WORLD
+LEARNED_VS_MEAN, LEARNED_VS_MATCHED = 0.35, 1.0    # the held-out bounds
 ITERATIONS = dict(decompressor_iterations=600, stepper_iterations=50, projector_iterations=600)
 
 
@@ -30,8 +34,9 @@ def _qmul(a, b):
                      aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz], -1)
 
 
-def positions(sk, locals_) -> np.ndarray:
-    """Model-space bone positions of local transforms (t, q xyzw, s): float64 numpy."""
+def positions(sk, locals_, root_space: bool = False) -> np.ndarray:
+    """Model-space bone positions of local transforms (t, q xyzw, s): float64 numpy; with
+    root_space, relative to bone 0 in its axes."""
     loc = np.asarray(locals_, np.float64)
     pos, rot, scl = np.zeros((sk.bone_count, 3)), np.zeros((sk.bone_count, 4)), np.ones((sk.bone_count, 3))
     for b in range(sk.bone_count):
@@ -42,6 +47,9 @@ def positions(sk, locals_) -> np.ndarray:
         else:
             pos[b] = pos[p] + _rotate(rot[p], scl[p] * t)
             rot[b], scl[b] = _qmul(rot[p], q), scl[p] * s
+    if root_space:
+        inverse = rot[0] * np.array([-1.0, -1.0, -1.0, 1.0])
+        return _rotate(np.broadcast_to(inverse, (sk.bone_count, 4)), pos - pos[0])
     return pos
 
 
@@ -52,36 +60,52 @@ def trained():
     return tr, LearnedModel(ltf.build(tr))
 
 
-def _plain_frames():
-    """(frame, clip time) of the frames of entries that play their clip as it is."""
-    db = W.database
-    out = []
-    for e in range(db.entry_count):
-        if not db.entry(e).flags & 2:
-            first, n = db.entry_frames(e)
-            out += [(f, db.frame(f)[1]) for f in range(first, first + n)]
-    return out
+@pytest.fixture(scope="module")
+def held_out():
+    """(skeleton, training clips and database, the held-out takes' clips and database)."""
+    from runtime.samples import learned_model, mocap
+    if not mocap.available() or not learned_model.SHIPPED.is_file():
+        pytest.skip("the staged mocap is not beside the repo")
+    skeleton, clips, sub = learned_model.subset_database()
+    held, entries = [], []
+    for k, take in enumerate(learned_model.TAKES):
+        source, _ = mocap.rooted_clip_source(mocap.MOCAP / f"{take[:-3]}002.bvh")
+        held.append(rt.Clip(rt.build_clip(rt.Builder(), source)))
+        entries.append(rt.MatchEntry(k, 0.0, held[-1].duration))
+    other = rt.MotionDatabase(rt.build_motion_database(rt.Builder(), rt.MotionDatabaseSource(
+        skeleton, held, entries, mocap.holden_channels(skeleton), mocap.RATE)))
+    return skeleton, clips, sub, held, other, LearnedModel(learned_model.SHIPPED.read_bytes())
 
 
-def test_the_decompressor_gives_the_poses(trained):
-    tr, model = trained
-    sk, db = W.skeleton, W.database
-    latents = tr.latents
-    truth, got = [], []
+def test_the_shipped_model_gives_held_out_poses(held_out):
+    sk, clips, sub, held, other, model = held_out
+    offsets, scales = model.normalization()
+    train = np.array([sub.frame_features(f) for f in range(sub.frame_count)], np.float64)
     pose = rt.Pose(sk)
-    out = LearnedOutput(rt.Pose(sk), np.zeros(6, np.float32), np.zeros(1, np.float32),
-                        np.zeros(1, np.float32))
-    for f, t in _plain_frames():
-        W.match_clip.sample(sk, t, pose)
-        truth.append(positions(sk, pose.locals))
-        state = np.concatenate([db.frame_features(f), latents[f]]).astype(np.float32)
-        model.decompress(state, out)
-        got.append(positions(sk, out.pose.locals))
-    truth, got = np.array(truth), np.array(got)
-    error = np.linalg.norm(got - truth, axis=2).mean()
-    baseline = np.linalg.norm(truth - truth.mean(axis=0), axis=2).mean()
-    print(f"decompressor error {error:.4f} against the mean pose's {baseline:.4f}")
-    assert error < 0.3 * baseline
+    out = LearnedOutput(rt.Pose(sk), np.zeros(6, np.float32))
+    trained = []
+    for f in range(0, sub.frame_count, 5):
+        e, t = sub.frame(f)
+        clips[sub.entry(e).clip].sample(sk, t, pose)
+        trained.append(positions(sk, pose.locals, True))
+    mean_pose = np.mean(trained, axis=0)
+    learned, matched, mean = [], [], []
+    for f in range(0, other.frame_count, 5):
+        entry, t = other.frame(f)
+        raw = other.frame_features(f).astype(np.float64) * other.scales + other.offsets
+        query = (raw - offsets) / scales
+        held[entry].sample(sk, t, pose)
+        truth = positions(sk, pose.locals, True)
+        model.decompress(model.project(0, query.astype(np.float32)), out)
+        learned.append(np.linalg.norm(positions(sk, out.pose.locals, True) - truth, axis=1).mean())
+        e, u = sub.frame(int(((train - query) ** 2).sum(axis=1).argmin()))
+        clips[sub.entry(e).clip].sample(sk, u, pose)
+        matched.append(np.linalg.norm(positions(sk, pose.locals, True) - truth, axis=1).mean())
+        mean.append(np.linalg.norm(mean_pose - truth, axis=1).mean())
+    learned, matched, mean = (float(np.mean(v)) for v in (learned, matched, mean))
+    print(f"held-out pose error {learned:.3f} against matching's {matched:.3f} and the mean "
+          f"pose's {mean:.3f}")
+    assert learned < LEARNED_VS_MEAN * mean and learned < LEARNED_VS_MATCHED * matched
 
 
 def test_the_projector_finds_the_nearest_frame(trained):

@@ -18,10 +18,7 @@ __all__ = ["maniDefaultLearnedTrainerDef", "maniDefaultLearnedTrainerOptions",
            "maniLearnedTrainer_RestoreCheckpoint", "maniBuildLearnedModelFromTrainer"]
 _LIMITS = {"MANI_MAX_LEARNED_BATCH": MAX_LEARNED_BATCH, "MANI_MAX_LEARNED_WINDOW": MAX_LEARNED_WINDOW}
 __constants__ = list(_LIMITS)
-__pending__ = {"maniLearnedTrainer_Train": "Holden's losses are not all taken: the "
-               "decompressor's on model-space positions and rotations through forward "
-               "kinematics and the stepper's exact terms (outputs are compared as the "
-               "networks give them)"}
+__pending__ = {}
 globals().update(_LIMITS)
 
 

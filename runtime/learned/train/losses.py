@@ -3,24 +3,34 @@
 process or on a Ray worker elsewhere. Every loss is a mean over the whole batch (the
 payload carries its size), so the chunks' gradients add up to the batch's.
 
-After Holden et al. 2020, in the normalized spaces the networks work in:
+Holden et al. 2020's terms and weights (his open implementation's), each the mean absolute
+difference of what the networks give, taken back to its own units, and the truth's:
 
-    decompressor  the Decompressor's outputs against the targets, and their change from
-                  frame to frame over the window against the targets'; the Compressor's
-                  latent values kept small (LATENT_WEIGHT times their mean square).
-                  Holden's losses on model-space positions and rotations (through forward
-                  kinematics) are not taken: the outputs are compared as the model gives them
-    stepper       the state rolled on over the window by the Stepper's rates against the
-                  frames' states, and its change per step against theirs
-    projector     the Projector's state against the nearest frame's
+    decompressor  local translations 75, rotation columns 10, root velocity 2 and angular
+                  velocity 2, the rest (scales, tracks, events) 2; model-space positions
+                  15 and rotation matrices 5 through forward kinematics (fk.py); the
+                  change per second over the window of the local translations 10 and
+                  columns 1.75 and of the model-space positions 2 and rotations 0.75; the
+                  Compressor's latent values 0.1 (absolute), 0.1 (squared) and their change
+                  per second 0.01. (Holden's per-bone velocity outputs are not in the
+                  model's layout, so their terms are not either.)
+    stepper       the features rolled on over the window by the Stepper 2, the latent
+                  values 15, their change per second 0.2 and 1.5
+    projector     the features against the nearest frame's 1, latent values 9, and the
+                  query's distance to the projected features against its distance to the
+                  nearest frame's 0.2
 """
 from __future__ import annotations
 
 import numpy as np
 
-from . import kernels
+from . import fk, kernels
 
-LATENT_WEIGHT = 0.1
+DECOMPRESSOR = dict(loc_pos=75.0, loc_cols=10.0, root_vel=2.0, root_ang=2.0, extra=2.0,
+                    chr_pos=15.0, chr_rot=5.0, dloc_pos=10.0, dloc_cols=1.75, dchr_pos=2.0,
+                    dchr_rot=0.75, latent_abs=0.1, latent_sq=0.1, dlatent=0.01)
+STEPPER = dict(features=2.0, latents=15.0, dfeatures=0.2, dlatents=1.5)
+PROJECTOR = dict(features=1.0, latents=9.0, distance=0.2)
 
 
 def _forward(params, dims, x):
@@ -35,39 +45,96 @@ def _backward(params, dims, x, acts, dout, grad):
     return dx
 
 
-def _mse(d, scale, grad_out):
-    """sum(d^2) * scale and its gradient, added into grad_out."""
-    grad_out += 2.0 * scale * d
-    return float(np.square(d).sum() * scale)
+def _l1(d, weight, count, grad_out):
+    """weight * sum|d| / count and its gradient, added into grad_out."""
+    grad_out += (weight / count) * np.sign(d)
+    return float(np.abs(d).sum() * (weight / count))
+
+
+def _l1_rate(a, b, weight, batch, rate, grad_out):
+    """The term on the change per second along axis 1 (the window) of a against b's."""
+    d = (np.diff(a, axis=1) - np.diff(b, axis=1)) * rate
+    g = np.zeros_like(d)
+    loss = _l1(d, weight, batch * d[0].size, g)
+    grad_out[:, 1:] += g * rate
+    grad_out[:, :-1] -= g * rate
+    return loss
+
+
+def _fk(pose, parents):
+    rows, bones = pose.shape[0], parents.size
+    local, pos, rot = np.empty((rows, bones, 3, 3)), np.empty((rows, bones, 3)), \
+        np.empty((rows, bones, 3, 3))
+    fk.forward(np.ascontiguousarray(pose), parents, local, pos, rot)
+    return local, pos, rot
+
+
+def _decompressor_loss(out, y, parents, scaled, batch, rate, grad):
+    """Holden's pose terms of out (c, w, outputs) in model units against y; grad gets d/dout."""
+    W, c, w = DECOMPRESSOR, out.shape[0], out.shape[1]
+    nb = parents.size
+    per_bone = 9 * np.arange(nb)[:, None]
+    pos_at, col_at = (per_bone + np.arange(3)).ravel(), (per_bone + np.arange(3, 9)).ravel()
+    root = 9 * nb + 3 * scaled
+    extra = np.r_[np.arange(9 * nb, root), np.arange(root + 6, out.shape[2])]
+    loss = 0.0
+    for name, at in (("loc_pos", pos_at), ("loc_cols", col_at), ("root_vel", np.arange(root, root + 3)),
+                     ("root_ang", np.arange(root + 3, root + 6)), ("extra", extra)):
+        if at.size:
+            g = np.zeros((c, w, at.size))
+            loss += _l1(out[:, :, at] - y[:, :, at], W[name], batch * w * at.size, g)
+            if name in ("loc_pos", "loc_cols"):
+                loss += _l1_rate(out[:, :, at], y[:, :, at], W["d" + name], batch, rate, g)
+            grad[:, :, at] += g
+    rows = c * w
+    pose = np.ascontiguousarray(out[:, :, :9 * nb].reshape(rows, 9 * nb))
+    local, pos, rot = _fk(pose, parents)
+    _, tpos, trot = _fk(y[:, :, :9 * nb].reshape(rows, 9 * nb), parents)
+    dpos, drot = np.zeros((c, w, nb, 3)), np.zeros((c, w, nb, 3, 3))
+    p3, r3 = pos.reshape(c, w, nb, 3), rot.reshape(c, w, nb, 3, 3)
+    t3, s3 = tpos.reshape(c, w, nb, 3), trot.reshape(c, w, nb, 3, 3)
+    loss += _l1(p3 - t3, W["chr_pos"], batch * w * nb * 3, dpos)
+    loss += _l1(r3 - s3, W["chr_rot"], batch * w * nb * 9, drot)
+    loss += _l1_rate(p3, t3, W["dchr_pos"], batch, rate, dpos)
+    loss += _l1_rate(r3, s3, W["dchr_rot"], batch, rate, drot)
+    dpose = np.zeros((rows, 9 * nb))
+    fk.backward(pose, parents, local, rot, dpos.reshape(rows, nb, 3),
+                drot.reshape(rows, nb, 3, 3), dpose)
+    grad[:, :, :9 * nb] += dpose.reshape(c, w, 9 * nb)
+    return loss
 
 
 def decompressor_chunk(payload):
-    (comp, comp_dims, dec, dec_dims, targets, feats, batch) = payload
+    (comp, comp_dims, dec, dec_dims, targets, feats, y_mean, y_std, parents, scaled, rate,
+     batch) = payload
     c, w, n_out = targets.shape
     rows = c * w
     y = np.ascontiguousarray(targets.reshape(rows, n_out))
     c_acts, z = _forward(comp, comp_dims, y)
     x = np.ascontiguousarray(np.concatenate([feats.reshape(rows, -1), z], axis=1))
     d_acts, out = _forward(dec, dec_dims, x)
-    dout = np.zeros_like(out)
-    loss = _mse(out - y, 1.0 / (batch * w * n_out), dout)
-    o3, y3, d3 = out.reshape(c, w, n_out), targets, dout.reshape(c, w, n_out)
-    dv = np.diff(o3, axis=1) - np.diff(y3, axis=1)
-    gv = np.zeros_like(dv)
-    loss += _mse(dv, 1.0 / (batch * (w - 1) * n_out), gv)
-    d3[:, 1:] += gv
-    d3[:, :-1] -= gv
+    g3 = np.zeros((c, w, n_out))
+    loss = _decompressor_loss((out * y_std + y_mean).reshape(c, w, n_out),
+                              (y * y_std + y_mean).reshape(c, w, n_out), parents, scaled,
+                              batch, rate, g3)
     grad = np.zeros(comp.size + dec.size)
-    dx = _backward(dec, dec_dims, x, d_acts, dout, grad[comp.size:])
+    dx = _backward(dec, dec_dims, x, d_acts, g3.reshape(rows, n_out) * y_std, grad[comp.size:])
     latent = z.shape[1]
     dz = np.ascontiguousarray(dx[:, x.shape[1] - latent:])
-    loss += _mse(z, LATENT_WEIGHT / (batch * w * latent), dz)
+    W, count = DECOMPRESSOR, batch * w * latent
+    loss += _l1(z, W["latent_abs"], count, dz)
+    grad_sq = (2.0 * W["latent_sq"] / count) * z
+    loss += float(np.square(z).sum() * (W["latent_sq"] / count))
+    dz += grad_sq
+    dz3 = dz.reshape(c, w, latent)
+    loss += _l1_rate(z.reshape(c, w, latent), np.zeros((c, w, latent)), W["dlatent"], batch,
+                     rate, dz3)
     _backward(comp, comp_dims, y, c_acts, dz, grad[:comp.size])
     return grad, loss
 
 
 def stepper_chunk(payload):
-    (net, dims, states, in_off, in_scale, out_off, out_scale, state_scale, dt, batch) = payload
+    (net, dims, states, in_off, in_scale, out_off, out_scale, features, dt, batch) = payload
     c, w, n = states.shape
     s = [np.ascontiguousarray(states[:, 0])]
     xs, acts = [], []
@@ -77,33 +144,44 @@ def stepper_chunk(payload):
         xs.append(x)
         acts.append(a)
         s.append(s[k] + dt * (raw * out_scale + out_off))
-    scale = 1.0 / (batch * (w - 1) * n)
-    ds = [np.zeros((c, n)) for _ in range(w)]
+    rolled = np.stack(s, axis=1)
+    W, rate = STEPPER, 1.0 / dt
+    ds = np.zeros((c, w, n))
     loss = 0.0
-    for k in range(1, w):
-        g = np.zeros((c, n))
-        loss += _mse((s[k] - states[:, k]) / state_scale, scale, g)
-        ds[k] += g / state_scale
-        g = np.zeros((c, n))
-        loss += _mse(((s[k] - s[k - 1]) - (states[:, k] - states[:, k - 1])) / state_scale,
-                     scale, g)
-        ds[k] += g / state_scale
-        ds[k - 1] -= g / state_scale
+    for part, at in (("features", slice(0, features)), ("latents", slice(features, n))):
+        width = n - features if part == "latents" else features
+        if width:
+            g = np.zeros((c, w, width))
+            loss += _l1(rolled[:, :, at] - states[:, :, at], W[part], batch * w * width, g)
+            loss += _l1_rate(rolled[:, :, at], states[:, :, at], W["d" + part], batch, rate, g)
+            ds[:, :, at] += g
     grad = np.zeros(net.size)
-    carry = ds[w - 1]           # the loss's gradient by s[k], through every later step
+    carry = ds[:, w - 1]        # the loss's gradient by s[k], through every later step
     for k in range(w - 1, 0, -1):
         dx = _backward(net, dims, xs[k - 1], acts[k - 1], carry * (dt * out_scale), grad)
-        carry = ds[k - 1] + carry + dx / in_scale
+        carry = ds[:, k - 1] + carry + dx / in_scale
     return grad, loss
 
 
 def projector_chunk(payload):
-    (net, dims, queries, targets, batch) = payload
-    acts, out = _forward(net, dims, queries)
+    (net, dims, queries, targets, out_off, out_scale, features, batch) = payload
+    acts, raw = _forward(net, dims, queries)
+    out = raw * out_scale + out_off
+    W, n = PROJECTOR, out.shape[1]
     dout = np.zeros_like(out)
-    loss = _mse(out - targets, 1.0 / (batch * targets.shape[1]), dout)
+    loss = _l1(out[:, :features] - targets[:, :features], W["features"], batch * features,
+               dout[:, :features])
+    if n > features:
+        loss += _l1(out[:, features:] - targets[:, features:], W["latents"],
+                    batch * (n - features), dout[:, features:])
+    gap = out[:, :features] - queries
+    mine = np.sqrt(np.square(gap).sum(axis=1))
+    theirs = np.sqrt(np.square(targets[:, :features] - queries).sum(axis=1))
+    g = np.zeros(mine.shape)
+    loss += _l1(mine - theirs, W["distance"], batch, g)
+    dout[:, :features] += (g / np.maximum(mine, fk.TINY))[:, None] * gap
     grad = np.zeros(net.size)
-    _backward(net, dims, queries, acts, dout, grad)
+    _backward(net, dims, queries, acts, dout * out_scale, grad)
     return grad, loss
 
 

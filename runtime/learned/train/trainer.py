@@ -124,6 +124,8 @@ class LearnedTrainer:
         self._y_mean, self._y_std = _stats(data.outputs)
         self._targets = self._keep((data.outputs - self._y_mean) / self._y_std)
         self._first, self._count, self._tags = data.first, data.count, data.tags
+        parents = np.asarray(sk.parents, np.int64)
+        self._parents = np.where(parents >= sk.bone_count, -1, parents)
         feats, latent, n_out = db.feature_count, o.latent_count, data.outputs.shape[1]
         state = feats + latent
         self.feature_count, self.state_count, self.output_count = feats, state, n_out
@@ -314,13 +316,15 @@ class LearnedTrainer:
             comp, dec = self._params[:n_comp], self._params[n_comp:]
             y, x = self._targets[rows], self._features[rows]
             return kind, [(comp, self._dims["compressor"], dec, self._dims["decompressor"],
-                           y[c:c + CHUNK], x[c:c + CHUNK], batch) for c in range(0, batch, CHUNK)]
+                           y[c:c + CHUNK], x[c:c + CHUNK], self._y_mean, self._y_std,
+                           self._parents, len(self.checked.scaled), float(self.database.rate),
+                           batch) for c in range(0, batch, CHUNK)]
         if kind == "stepper":
             starts = self._starts[o.stepper_window]
             picks = starts[rng.integers(0, starts.size, batch)]
             s = self._states[picks[:, None] + np.arange(o.stepper_window)]
             return kind, [(self._params, self._dims["stepper"], s[c:c + CHUNK], self._s_mean,
-                           self._s_std, self._r_mean, self._r_std, self._s_std,
+                           self._s_std, self._r_mean, self._r_std, self.feature_count,
                            1.0 / self.database.rate, batch) for c in range(0, batch, CHUNK)]
         frames = self._eligible[self.stage - 2]
         picks = frames[rng.integers(0, frames.size, batch)]
@@ -328,9 +332,10 @@ class LearnedTrainer:
         queries = self._features[picks] + sigma * rng.standard_normal((batch, self.feature_count))
         nearest = np.empty(batch, np.int64)
         kernels.nearest(self._features, frames, queries, nearest)
-        targets = (self._states[nearest] - self._s_mean) / self._s_std
+        targets = self._states[nearest]
         return kind, [(self._params, self._dims["projector"], queries[c:c + CHUNK],
-                       targets[c:c + CHUNK], batch) for c in range(0, batch, CHUNK)]
+                       targets[c:c + CHUNK], self._s_mean, self._s_std, self.feature_count,
+                       batch) for c in range(0, batch, CHUNK)]
 
     def _iterate(self) -> None:
         it = self.stage_iteration
