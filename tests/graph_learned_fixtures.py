@@ -1,16 +1,15 @@
 """What the learned motion matching node's tests share (no tests here): a small model of
-random weights over the motion matching node's database, a graph playing it, and its
-assets."""
+random weights over the motion matching node's database, a graph holding it in a model
+slot, and the assets that bind it."""
 from functools import lru_cache
 
 import numpy as np
 
 import runtime as rt
 from runtime import capi
-from runtime.graph.binding import GraphAssets, GraphBinding
+from runtime.graph.binding import GraphAssets
 from runtime.graph.build.build import build
 from runtime.graph.file import Graph
-from runtime.graph.instance import GraphInstance
 from runtime.graph.source import (AssetSlotSource, GraphSource, InertializeNode,
                                   LearnedMotionMatchingNode)
 from runtime.learned import LearnedModel, LearnedModelSource, LearnedProjector
@@ -24,9 +23,8 @@ PARAMETERS = M.PARAMETERS
 QUERY = M.QUERY
 
 
-def model_source(seed=0, latent=6, weight_scale=1.0) -> LearnedModelSource:
-    """Two Projectors (tags 1 and 2), one float track and one event; `weight_scale` scales
-    every weight (a large one makes the networks overflow binary32)."""
+def model_source(seed=0, latent=6) -> LearnedModelSource:
+    """Two Projectors (tags 1 and 2), one float track and one event."""
     rng = np.random.default_rng(seed)
     db, sk = M.database(), humanoid()
     f = db.feature_count
@@ -34,9 +32,6 @@ def model_source(seed=0, latent=6, weight_scale=1.0) -> LearnedModelSource:
     outputs = decompressor_outputs(sk.bone_count, 0, 1, 1)
     nets = [network(rng, state, outputs, (16,)), network(rng, state, state, (16,)),
             network(rng, f, state, (16,)), network(rng, f, state, (16,))]
-    for net in nets:
-        for layer in net.layers:
-            layer.weights = (layer.weights * np.float32(weight_scale)).astype(np.float32)
     return LearnedModelSource(sk, db, nets[0], nets[1],
                               [LearnedProjector(nets[2], required=1), LearnedProjector(nets[3], required=2)],
                               latent_count=latent, step_rate=30.0, scaled_bones=[],
@@ -44,9 +39,9 @@ def model_source(seed=0, latent=6, weight_scale=1.0) -> LearnedModelSource:
 
 
 @lru_cache(maxsize=None)
-def model(seed=0, weight_scale=1.0) -> LearnedModel:
+def model(seed=0) -> LearnedModel:
     b = rt.Builder()
-    capi.maniBuildLearnedModel(b, model_source(seed, weight_scale=weight_scale))
+    capi.maniBuildLearnedModel(b, model_source(seed))
     return LearnedModel(bytes(b.copy_built()))
 
 

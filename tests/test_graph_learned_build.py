@@ -13,7 +13,6 @@ from runtime.core.errors import BuildReason as R
 from runtime.graph.binding import GraphBinding
 from runtime.graph.build.build import build
 from runtime.graph.file import Graph
-from runtime.graph.instance import GraphInstance
 from runtime.graph.source import AssetSlotSource, LearnedMotionMatchingNode, MatchQueryInput, NodeKind
 
 import graph_learned_fixtures as F
