@@ -181,3 +181,25 @@ def test_matching_files_that_open_after_corruption_run_safely():
     """The same for a graph with a motion matching node over a database slot."""
     import graph_matching_fixtures as F
     _corrupted_run(build(F.source(history_count=3, required_tags=3)), F.assets(), 15)
+
+
+def test_learned_files_that_open_after_corruption_run_safely():
+    """The same for a graph with a learned motion matching node over a model slot (its
+    update refused while PENDING: still only library errors)."""
+    import graph_learned_fixtures as L
+    _corrupted_run(build(L.source()), L.assets(), 16)
+
+
+def test_learned_json_raises_only_library_errors():
+    import graph_learned_fixtures as L
+    raw = write_text(L.source(projector=1, period=0.25, duration=0.2)).encode()
+    assets = GraphNamedAssets(humanoid(), [], models=[("brain", L.model())])
+    rng = np.random.default_rng(17)
+    b = builder()
+    capi.maniBuildGraphJson(b, raw, assets)
+    for trial in range(400):
+        try:
+            capi.maniBuildGraphJson(b, _mutate(rng, raw), assets)
+        except rt.ManiError:
+            pass
+    assert capi.maniBuilder_GetMisuse(b) == 0

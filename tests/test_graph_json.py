@@ -209,9 +209,9 @@ def test_json_syntax_and_versions():
     assert exc.reason == R.Json and exc.item == 200
     exc = _refused(text.replace('"version": 1', '"version": 2'), rt.VersionError)
     assert exc.reason == R.Form and exc.other == GraphForm.version
-    later = text.replace('"kind": "seek"', '"kind": "learnedMotionMatching"')
+    later = text.replace('"kind": "seek"', '"kind": "lookAt"')
     exc = _refused(later, rt.VersionError)
-    assert exc.item == later.index('"kind": "learnedMotionMatching"')
+    assert exc.item == later.index('"kind": "lookAt"')
     exc = _refused("[" * 100 + "]" * 100)
     assert exc.reason == R.Json
     exc = _refused(b"\xff{}")

@@ -67,10 +67,12 @@ __all__ = [
 ]
 
 __pending__ = {
-    "maniOpenGraph": "the learned node kind is refused as an unknown record",
-    "maniGraphInstance_Update": "learned nodes (their steps, projection, events and root motion) do"
-                                " not exist yet",
-    "maniGraphInstance_Evaluate": "the learned node kind is not evaluated: it does not exist yet",
+    "maniGraphInstance_Update": "a graph holding a learned motion matching node is refused"
+                                " (InvalidError): their steps, projection, events and root motion"
+                                " are not built yet",
+    "maniGraphInstance_Evaluate": "a graph holding a learned motion matching node is refused"
+                                  " (InvalidError): their decompression and its cache are not"
+                                  " built yet",
 }
 
 

@@ -32,6 +32,7 @@ from ..mapping.retarget_clip import carried_moves, root_turns
 from ..physics.spring import SpringSet
 from .springs import spring_values
 from .matching import MatchRun, database_fits
+from .learned import model_fits
 from .solving import body_solve
 from ..ik.body.description import pack
 from ..pose.skeleton import Skeleton
@@ -115,14 +116,18 @@ class GraphBinding:
                 raise _unbound(f"database slot {k}: no database binds it (its identity, of the "
                                "skeleton, of the slot's clips, taking its nodes' queries)", len(record))
             record.append(place)
-        for what, identities, items in (("model", graph.model_identities, assets.models),
-                                        ("spring set", graph.spring_set_identities, assets.spring_sets)):
-            for k, identity in enumerate(identities):
-                place = _find(items, lambda a: getattr(a, "identity", None) == identity
-                              and getattr(a, "skeleton_identity", None) == sk.identity)
-                if place is None:
-                    raise _unbound(f"{what} slot {k}: no asset binds it", len(record))
-                record.append(place)
+        for k, identity in enumerate(graph.model_identities):
+            place = _find(assets.models, lambda m: model_fits(graph, k, m, sk))
+            if place is None:
+                raise _unbound(f"model slot {k}: no learned model binds it (its identity, of the "
+                               "skeleton, having its nodes' Projectors and query channels)", len(record))
+            record.append(place)
+        for k, identity in enumerate(graph.spring_set_identities):
+            place = _find(assets.spring_sets, lambda a: getattr(a, "identity", None) == identity
+                          and getattr(a, "skeleton_identity", None) == sk.identity)
+            if place is None:
+                raise _unbound(f"spring set slot {k}: no asset binds it", len(record))
+            record.append(place)
         record += map_record
         self.spring_sets = []
         for k, identity in enumerate(graph.spring_set_identities):

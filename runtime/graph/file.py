@@ -106,7 +106,8 @@ class Graph:
         if bad.size:
             raise FormatError("mask weight outside 0 to 1", c.offset_of(b"MASK", 4 * int(bad[0])))
         self.masks = masks.copy()
-        facts = Facts([q.type for q in self.parameters], nc, ns, nk, ne, int(bones), int(nsp), int(nd))
+        facts = Facts([q.type for q in self.parameters], nc, ns, nk, ne, int(bones), int(nsp), int(nd),
+                      int(nm))
         self.nodes = _nodes(c, n, slots, facts, self.clip_flags, int(mirror))
         c.finish()
         self.data = buf
@@ -346,7 +347,8 @@ def _check_structure(nodes: list[Node], base: int, clip_flags) -> None:
         kinds = [nodes[i].difference for i in node.inputs]
         if node.kind == NodeKind.clip:
             want = bool(clip_flags[node.data.slot] & CLIP_ADDITIVE)
-        elif node.kind in (NodeKind.pose_parameter, NodeKind.motion_matching):
+        elif node.kind in (NodeKind.pose_parameter, NodeKind.motion_matching,
+                           NodeKind.learned_motion_matching):
             want = False
         elif node.kind == NodeKind.additive:
             want = False if (not kinds[0] and kinds[1]) else None

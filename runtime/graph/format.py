@@ -76,6 +76,11 @@ Node data (NONE = GRAPH_NONE / NO_PARAMETER; f: f32, i: i32, others u32):
                   f duration, queries Q, then per query: channel, time, parameter (float,
                   vector2 or vector3; the binding checks the database's channel takes it)
 
+    learned_match model slot, projector (below MAX_LEARNED_PROJECTORS; the binding checks the
+                  model has it), trigger or NONE, f period, f duration, queries Q, then per
+                  query: channel, time, parameter (float, vector2 or vector3; the binding
+                  checks the model's channel takes it)
+
     body_ik       top, top mode, solver (BodySolver), iterations, effectors E, settings B,
                   f pre-pull, f tolerance, then per effector: bone, goal (vector3) and
                   rotation (quaternion) parameters or NONE, f goal 3, f rotation 4,
@@ -104,6 +109,7 @@ from ..ik.joints import LimitKind
 from ..ik.limits import MAX_AIM_BONES, MAX_IK_CHAIN_BONES, MAX_IK_ITERATIONS
 from ..ik.body.description import MAX_BODY_IK_BONES, MAX_BODY_IK_EFFECTORS
 from ..matching.limits import MAX_MATCH_CHANNELS, MAX_MATCH_HISTORY, MAX_MATCH_TIMES
+from ..learned.limits import MAX_LEARNED_PROJECTORS
 
 FORMAT_VERSION = 1
 FORMAT_MINOR = 0
@@ -144,7 +150,7 @@ ARITY = {NodeKind.clip: (0, 0), NodeKind.pose_parameter: (0, 0), NodeKind.mask: 
          NodeKind.state_machine: (1, MAX_GRAPH_INPUTS), NodeKind.mirror: (1, 1),
          NodeKind.two_bone_ik: (1, 1), NodeKind.aim_ik: (1, 1), NodeKind.ccd_ik: (1, 1),
          NodeKind.fabrik_ik: (1, 1), NodeKind.springs: (1, 1), NodeKind.body_ik: (1, 1),
-         NodeKind.motion_matching: (0, 0)}
+         NodeKind.motion_matching: (0, 0), NodeKind.learned_motion_matching: (0, 0)}
 QUERY_TYPES = (ParameterType.float_, ParameterType.vector2, ParameterType.vector3)
 TAG_TYPES = (ParameterType.int_,)
 
@@ -374,6 +380,16 @@ class MatchingData:
 
 
 @dataclass
+class LearnedData:
+    model: int
+    projector: int
+    trigger: int
+    period: float
+    duration: float
+    query: list             # (channel, time, parameter)
+
+
+@dataclass
 class LimitData:
     kind: LimitKind
     bone: int
@@ -477,6 +493,11 @@ def encode(kind: NodeKind, d, parameter_types: list) -> list[int]:
         for channel, time, parameter in d.query:
             out += [channel, time, parameter]
         return out
+    if kind == NodeKind.learned_motion_matching:
+        out = [d.model, d.projector, d.trigger, F(d.period), F(d.duration), len(d.query)]
+        for channel, time, parameter in d.query:
+            out += [channel, time, parameter]
+        return out
     if kind == NodeKind.springs:
         return [d.slot, d.position_parameter, d.rotation_parameter, d.force_parameter, d.reset] + \
             [F(v) for v in d.force]
@@ -504,6 +525,7 @@ class Facts:
     bones: int = 0
     springs: int = 0
     databases: int = 0
+    models: int = 0
 
 
 class _Reader:
@@ -622,6 +644,8 @@ def decode(kind: NodeKind, words: np.ndarray, at: int, inputs: int, facts: Facts
                         tuple(r.f(what="force") for _ in range(3)))
     elif kind == NodeKind.motion_matching:
         d = _decode_matching(r, facts)
+    elif kind == NodeKind.learned_motion_matching:
+        d = _decode_learned(r, facts)
     elif kind in SOLVER_KINDS:
         d = _decode_solver(kind, r, facts)
     elif kind == NodeKind.body_ik:
@@ -746,6 +770,12 @@ def _decode_matching(r: _Reader, facts: Facts) -> MatchingData:
             r.fail("tags both given and a parameter's", 2)
         tags += [bits, parameter]
     duration = r.f(0.0, S, "duration")
+    return MatchingData(database, trigger, period, threshold, exclusion, history, bias, cost,
+                        count, *tags, duration, _decode_query(r, facts))
+
+
+def _decode_query(r: _Reader, facts: Facts) -> list:
+    """A (learned) motion matching node's query inputs: (channel, time, parameter)."""
     queries = r.u()
     if queries > MAX_GRAPH_MATCH_QUERIES:
         r.fail("too many query inputs")
@@ -756,8 +786,16 @@ def _decode_matching(r: _Reader, facts: Facts) -> MatchingData:
         if any(q[:2] == (channel, time) for q in query):
             r.fail("a channel time queried twice", 2)
         query.append((channel, time, r.parameter(facts, QUERY_TYPES)))
-    return MatchingData(database, trigger, period, threshold, exclusion, history, bias, cost,
-                        count, *tags, duration, query)
+    return query
+
+
+def _decode_learned(r: _Reader, facts: Facts) -> LearnedData:
+    model = r.index(facts.models, what="model slot")
+    projector = r.index(MAX_LEARNED_PROJECTORS, what="projector")
+    trigger = r.parameter(facts, (ParameterType.trigger,), none=True)
+    period = r.f(0.0, MAX_GRAPH_SECONDS, "period")
+    duration = r.f(0.0, MAX_GRAPH_SECONDS, "duration")
+    return LearnedData(model, projector, trigger, period, duration, _decode_query(r, facts))
 
 
 def _decode_solver(kind: NodeKind, r: _Reader, facts: Facts):

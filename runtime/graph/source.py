@@ -42,6 +42,7 @@ class NodeKind(IntEnum):
     springs = 20
     body_ik = 21
     motion_matching = 22
+    learned_motion_matching = 23
 
 
 class BodySolver(IntEnum):
@@ -569,6 +570,23 @@ class MotionMatchingNode:
 
 
 @dataclass
+class LearnedMotionMatchingNode:
+    """Plays a learned model slot (Holden's learned motion matching): its state projected
+    by the model's Projector `projector` from the query (the parameters in their channel
+    places, as a motion matching node's) every `period` seconds or when its trigger is set,
+    stepped at the model's rate in between, and decompressed into the pose, root motion,
+    float tracks and events; a projection's jump blended by the inertialize node above over
+    that node's duration, or this `duration` when it gives 0."""
+
+    model: int
+    projector: int = 0
+    query: list = field(default_factory=list)
+    trigger: int | None = None
+    period: float = 0.1
+    duration: float = 0.0
+
+
+@dataclass
 class SubgraphNode:
     """A whole graph inlined in place of this node. Each of its parameters takes the host's
     parameter named by `parameters` (its name -> the host's), else the host's of its own
@@ -582,7 +600,7 @@ Node = Union[ClipNode, BlendNode, Blend1DNode, Blend2DBandedNode, Blend2DTriangu
              MaskNode, AdditiveNode, SelectNode, TimeScaleNode, SeekNode, StateMachineNode,
              OneShotNode, InertializeNode, PoseParameterNode, MirrorNode, TwoBoneIkNode,
              AimIkNode, CcdIkNode, FabrikIkNode, BodyIkNode, SpringsNode, MotionMatchingNode,
-             SubgraphNode]
+             LearnedMotionMatchingNode, SubgraphNode]
 
 
 @dataclass
@@ -618,7 +636,8 @@ _KIND_OF = {ClipNode: NodeKind.clip, BlendNode: NodeKind.blend, Blend1DNode: Nod
             MirrorNode: NodeKind.mirror, TwoBoneIkNode: NodeKind.two_bone_ik,
             AimIkNode: NodeKind.aim_ik, CcdIkNode: NodeKind.ccd_ik, FabrikIkNode: NodeKind.fabrik_ik,
             SpringsNode: NodeKind.springs, BodyIkNode: NodeKind.body_ik,
-            MotionMatchingNode: NodeKind.motion_matching}
+            MotionMatchingNode: NodeKind.motion_matching,
+            LearnedMotionMatchingNode: NodeKind.learned_motion_matching}
 PASS_ON_KINDS = (NodeKind.mirror, NodeKind.two_bone_ik, NodeKind.aim_ik, NodeKind.ccd_ik,
                  NodeKind.fabrik_ik, NodeKind.springs, NodeKind.body_ik)
 """Kinds of one input, a pose, that the update passes its weight on to whole (their work is

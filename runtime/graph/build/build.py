@@ -72,6 +72,7 @@ class _Graph:
     syncs: list
     springs: list = field(default_factory=list)         # its spring set slots -> the host's
     databases: list = field(default_factory=list)       # its database slots -> the host's
+    models: list = field(default_factory=list)          # its model slots -> the host's
     subgraphs: dict = field(default_factory=dict)      # local index -> _Graph
     source_parameters: list = field(default_factory=list)   # its own checked parameters
 
@@ -173,11 +174,12 @@ def _subgraph(node: SubgraphNode, place: int, host: _Graph, top: Lists, skeleton
             top.sync_groups.append(raw)
         syncs.append(top.sync_groups.index(raw))
     databases = _join(top.databases, lists.databases, LIST_DATABASES, BuildReason.Database, place)
-    _join(top.models, lists.models, LIST_MODELS, BuildReason.Model, place)
+    models = _join(top.models, lists.models, LIST_MODELS, BuildReason.Model, place)
     springs = _join(top.spring_sets, lists.spring_sets, LIST_SPRING_SETS, BuildReason.SpringSetSlot,
                     place)
     g = _Graph(sub, base, host.depth + 1, place, _items(sub.nodes, place, LIST_NODES),
-               parameters, clips, syncs, springs, databases, source_parameters=lists.parameters)
+               parameters, clips, syncs, springs, databases, models,
+               source_parameters=lists.parameters)
     return g
 
 
@@ -186,7 +188,8 @@ def _inline(source: GraphSource, skeleton, top: Lists) -> list[_Graph]:
     root = _Graph(source, 0, 0, GRAPH_NONE, _items(source.nodes, 0, LIST_NODES),
                   list(range(len(top.parameters))), list(range(len(top.clips))),
                   list(range(len(top.sync_groups))), list(range(len(top.spring_sets))),
-                  list(range(len(top.databases))), source_parameters=top.parameters)
+                  list(range(len(top.databases))), list(range(len(top.models))),
+                  source_parameters=top.parameters)
     graphs, queue = [], deque([root])
     next_place = filed = len(root.nodes)     # places given; nodes the file will hold
     _node_limit(filed)
@@ -242,7 +245,7 @@ def check(source: GraphSource) -> Built:
     flat = {}               # place -> (kind, input places, data)
     for g in graphs:
         ctx = Context(skeleton, g.parameters, types, g.clips, g.syncs, masks, events,
-                      bool(top.mirror_identity), g.springs, g.databases)
+                      bool(top.mirror_identity), g.springs, g.databases, g.models)
         for k, node in enumerate(g.nodes):
             if k in g.subgraphs:
                 continue
@@ -344,7 +347,8 @@ def _difference(n: BuiltNode, nodes: list, top: Lists) -> bool:
                            reason=BuildReason.Difference, item=n.place, other=position)
     if n.kind == NodeKind.clip:
         return bool(top.clips[n.data.slot].flags & 1)
-    if n.kind in (NodeKind.pose_parameter, NodeKind.motion_matching):
+    if n.kind in (NodeKind.pose_parameter, NodeKind.motion_matching,
+                  NodeKind.learned_motion_matching):
         return False
     if n.kind == NodeKind.additive:
         if kinds[0]:

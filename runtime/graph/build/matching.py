@@ -31,16 +31,14 @@ from .nodes import TRIGGER, _index, _invalid, _items, _parameter, _scalar
 QUERY = 1 << 16
 
 
-def matching_data(node, place, ctx) -> MatchingData:
-    slot = whole(node.database)
-    if slot is None or not 0 <= slot < len(ctx.databases):
-        raise _invalid(BuildReason.Database, place, slot & 0xFFFFFFFF if slot is not None
-                       else GRAPH_NONE, f"database slot {node.database!r} past the list")
+def query_data(inputs, place, ctx, field: int) -> list:
+    """A (learned) motion matching node's query inputs checked: (channel, time, parameter);
+    `field` is the query's place among the node's fields (a LimitError's other)."""
     query = []
-    inputs = _items(node.query, place, "query")
+    inputs = _items(inputs, place, "query")
     if len(inputs) > MAX_GRAPH_MATCH_QUERIES:
         raise LimitError(f"node {place}: {len(inputs)} query inputs", reason=BuildReason.Node,
-                         item=place, other=1)
+                         item=place, other=field)
     for k, q in enumerate(inputs):
         if not isinstance(q, MatchQueryInput):
             raise _invalid(BuildReason.Node, place, QUERY | k, "a query input that is no MatchQueryInput")
@@ -50,6 +48,15 @@ def matching_data(node, place, ctx) -> MatchingData:
         if any(c == channel and t == time for c, t, _ in query):
             raise _invalid(BuildReason.Node, place, QUERY | k, "a channel time queried twice")
         query.append((channel, time, _parameter(ctx, q.parameter, QUERY_TYPES, place, other=QUERY | k)))
+    return query
+
+
+def matching_data(node, place, ctx) -> MatchingData:
+    slot = whole(node.database)
+    if slot is None or not 0 <= slot < len(ctx.databases):
+        raise _invalid(BuildReason.Database, place, slot & 0xFFFFFFFF if slot is not None
+                       else GRAPH_NONE, f"database slot {node.database!r} past the list")
+    query = query_data(node.query, place, ctx, 1)
     trigger = _parameter(ctx, node.trigger, TRIGGER, place, optional=True, other=2)
     S, C = MAX_GRAPH_SECONDS, MAX_GRAPH_MATCH_COST
     period, threshold = _scalar(node.period, place, 3, 0.0, S), _scalar(node.jump_threshold, place, 4, 0.0, C)

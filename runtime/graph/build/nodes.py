@@ -73,7 +73,7 @@ class Context:
     indices in the host's lists, the skeleton, and the lists the build gathers."""
 
     def __init__(self, skeleton, parameters, types, clips, syncs, masks, events, mirrored=False,
-                 springs=(), databases=()):
+                 springs=(), databases=(), models=()):
         self.skeleton = skeleton
         self.parameters = parameters        # the node's graph's index -> the host's
         self.types = types                  # the host's parameter types
@@ -84,6 +84,7 @@ class Context:
         self.mirrored = mirrored            # whether the graph has a mirror map
         self.springs = springs              # the graph's spring set slots -> the host's
         self.databases = databases          # the graph's database slots -> the host's
+        self.models = models                # the graph's model slots -> the host's
 
 
 def _invalid(reason, place, other, message):
@@ -450,6 +451,12 @@ def _matching(node, place, ctx):
     return matching_data(node, place, ctx)
 
 
+def _learned(node, place, ctx):
+    """A learned motion matching node's data (build/learned.py)."""
+    from .learned import learned_data
+    return learned_data(node, place, ctx)
+
+
 _CHECKS = {NodeKind.clip: _clip, NodeKind.blend: _blend, NodeKind.blend_1d: _space_1d,
            NodeKind.blend_2d_banded: _banded, NodeKind.blend_2d_triangulated: _triangulated,
            NodeKind.mask: _mask_node, NodeKind.additive: _additive, NodeKind.select: _select,
@@ -458,4 +465,5 @@ _CHECKS = {NodeKind.clip: _clip, NodeKind.blend: _blend, NodeKind.blend_1d: _spa
            NodeKind.inertialize: _inertialize, NodeKind.pose_parameter: _pose_parameter,
            NodeKind.mirror: _mirror, NodeKind.two_bone_ik: _solver, NodeKind.aim_ik: _solver,
            NodeKind.ccd_ik: _solver, NodeKind.fabrik_ik: _solver, NodeKind.springs: _solver,
-           NodeKind.body_ik: _solver, NodeKind.motion_matching: _matching}
+           NodeKind.body_ik: _solver, NodeKind.motion_matching: _matching,
+           NodeKind.learned_motion_matching: _learned}

@@ -31,6 +31,7 @@ from . import kernels, solvers
 from ...core import jit
 from ...core.errors import CapacityError, InvalidError
 from ...core.memory import caller_bytes
+from ..learned import refuse_learned_nodes
 from ..limits import GRAPH_NONE
 from ..source import BodySolver, InertializeMethod, NodeKind
 from ...ik.body.description import scratch_size as body_scratch
@@ -63,6 +64,7 @@ class Steps:
     function of the lanes) in node order, then the output."""
 
     def __init__(self, b, bones: np.ndarray):
+        refuse_learned_nodes(b.graph, "evaluated")
         self.rows = bones
         self.rests = np.ascontiguousarray(b.rests_soa[:, bones])
         self.count = b.graph.slot_count + 1         # the graph's slots, then the rest pose

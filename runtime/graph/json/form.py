@@ -39,13 +39,15 @@ names its spring set slot ("springSet") and its parameters ("positionParameter",
 [1, 0, 0], "low" 0, "high" 0}, "preferred" [0, 0, 0], "preferredWeight" 0, "stretch" 0}).
 A "motionMatching" node names its database slot ("database") and its trigger; its "query"
 is a list of {"channel", "time" 0, "parameter" (a name)}; the spec's off values are left
-out, tags a whole number or {"parameter": name}.
+out, tags a whole number or {"parameter": name}. A "learnedMotionMatching" node names its
+model slot ("model"), its "projector" 0, "query" as a motion matching node's, "trigger" none,
+"period" 0.1 and "duration" 0.
 """
 from __future__ import annotations
 
 from ...ik.body.description import BodyLimitKind, BodyTopMode
 from ..source import (AimIkNode, BodyIkNode, BodySolver, CcdIkNode, FabrikIkNode, MirrorNode,
-                      SpringsNode, TwoBoneIkNode, MotionMatchingNode,
+                      SpringsNode, TwoBoneIkNode, MotionMatchingNode, LearnedMotionMatchingNode,
                       AdditiveNode, Blend1DNode, Blend2DBandedNode, Blend2DTriangulatedNode,
                       BlendNode, ClipLoop, ClipNode, CompareOp, Curve, EntryMode,
                       InertializeMethod, InertializeNode, Interruption, MaskNode, OneShotNode,
@@ -82,8 +84,8 @@ KINDS = {ClipNode: "clip", BlendNode: "blend", Blend1DNode: "blend1d",
          PoseParameterNode: "poseParameter", SubgraphNode: "subgraph", MirrorNode: "mirror",
          TwoBoneIkNode: "twoBoneIk", AimIkNode: "aimIk", CcdIkNode: "ccdIk",
          FabrikIkNode: "fabrikIk", SpringsNode: "springs", BodyIkNode: "bodyIk",
-         MotionMatchingNode: "motionMatching"}
-LATER_KINDS = {"learnedMotionMatching", "ik", "turnLimit", "retarget", "lookAt"}
+         MotionMatchingNode: "motionMatching", LearnedMotionMatchingNode: "learnedMotionMatching"}
+LATER_KINDS = {"ik", "turnLimit", "retarget", "lookAt"}
 BODY_SOLVERS = {BodySolver.xpbd: "xpbd", BodySolver.sdls: "sdls"}
 TOP_MODES = {BodyTopMode.pinned: "pinned", BodyTopMode.held: "held", BodyTopMode.free: "free"}
 BODY_LIMITS = {BodyLimitKind.none: "none", BodyLimitKind.hinge: "hinge", BodyLimitKind.cone: "cone",

@@ -30,7 +30,8 @@ from ...pose.skeleton import Skeleton
 from ...ik.joints import ConeLimit, HingeLimit, TwistLimit
 from ...ik.limits import AIM_MAX_CONE
 from ..source import (AimBone, AimIkNode, BodyIkNode, BodySolver, CcdIkNode, FabrikIkNode, MirrorNode,
-                      SpringsNode, TwoBoneIkNode, MatchQueryInput, MotionMatchingNode, ParameterRef)
+                      SpringsNode, TwoBoneIkNode, MatchQueryInput, MotionMatchingNode, ParameterRef,
+                      LearnedMotionMatchingNode)
 from ...ik.body.description import (BodyBone, BodyEffector, BodyLimit, BodyLimitKind, BodySolve,
                                    BodyTopMode)
 
@@ -118,6 +119,7 @@ NODE_MEMBERS = {
     "motionMatching": {"database", "query", "trigger", "period", "jumpThreshold", "endExclusion",
                        "historyTime", "continuingBias", "transitionCost", "historyCount",
                        "requiredTags", "excludedTags", "duration"},
+    "learnedMotionMatching": {"model", "projector", "query", "trigger", "period", "duration"},
     "subgraph": {"graph", "parameters"},
     "mirror": {"input"},
     "bodyIk": {"input", "solver", "top", "topMode", "prePull", "iterations", "tolerance", "effectors",
@@ -180,7 +182,8 @@ def from_json(v: Value, assets: GraphNamedAssets, top: bool = True) -> GraphSour
         slots[key] = out
     S = _Names([s.name for s in slots["springSets"]], "spring set slot")
     D = _Names([s.name for s in slots["databases"]], "database slot")
-    nodes = [_node(n, P, C, Y, parameters, sk, assets, S, D) for n in g.items("nodes")]
+    M = _Names([s.name for s in slots["models"]], "model slot")
+    nodes = [_node(n, P, C, Y, parameters, sk, assets, S, D, M) for n in g.items("nodes")]
     output = _place(g.get("output", ("number",)), "the output")
     return GraphSource(sk, nodes, output, parameters, clips, syncs, slots["databases"], slots["models"],
                        slots["springSets"], assets.mirror_map)
@@ -256,7 +259,8 @@ def _node_object(v: Value) -> tuple:
     return kind, JsonObject(v, NODE_MEMBERS[kind] | {"kind"}, f"a {kind} node")
 
 
-def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets, S=None, D=None):
+def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets, S=None, D=None,
+          M=None):
     kind, o = _node_object(v)
     one = lambda key: _place(o.get(key, ("number",)), f"a {kind} node's {key!r}")   # noqa: E731
     if kind == "clip":
@@ -320,15 +324,24 @@ def _node(v: Value, P: _Names, C: _Names, Y: _Names, parameters, sk, assets, S=N
         return _solver(kind, o, one("input"), P, sk)
     if kind == "motionMatching":
         return _matching(o, P, D)
+    if kind == "learnedMotionMatching":
+        return LearnedMotionMatchingNode(M.find(o, "model"), o.whole("projector", 0, least=0),
+                                         _query(o, P), P.find(o, "trigger", optional=True),
+                                         o.number("period", _f(0.1)), o.number("duration", 0.0))
     return _subgraph(o, assets)
 
 
-def _matching(o: JsonObject, P: _Names, D: _Names) -> MotionMatchingNode:
+def _query(o: JsonObject, P: _Names) -> list:
     query = []
     for q in o.items("query", []):
         qo = JsonObject(q, {"channel", "time", "parameter"}, "a query input")
         query.append(MatchQueryInput(qo.whole("channel", least=0), P.find(qo, "parameter"),
                                      qo.whole("time", 0, least=0)))
+    return query
+
+
+def _matching(o: JsonObject, P: _Names, D: _Names) -> MotionMatchingNode:
+    query = _query(o, P)
 
     def tags(key: str):
         v = o.get(key, ("number", "object"), None)

@@ -22,7 +22,8 @@ from ..source import (AdditiveNode, Blend1DNode, Blend2DBandedNode, Blend2DTrian
                       MaskNode, OneShotNode, ParameterSource, ParameterType, PoseParameterNode,
                       SeekNode, SelectNode, StateMachineNode, SubgraphNode, TimeScaleNode,
                       Transition, MirrorNode, TwoBoneIkNode, AimIkNode, ChainIkNode, SpringsNode,
-                      BodyIkNode, BodySolver, MotionMatchingNode, ParameterRef)
+                      BodyIkNode, BodySolver, MotionMatchingNode, ParameterRef,
+                      LearnedMotionMatchingNode)
 
 
 def to_json(source: GraphSource, top: bool = True) -> dict:
@@ -45,8 +46,9 @@ def to_json(source: GraphSource, top: bool = True) -> dict:
                         for s in slots]
     springs = [name_text(s.name) for s in source.spring_sets]
     databases = [name_text(s.name) for s in source.databases]
-    out["nodes"] = [_node_json(n, params, clips, syncs, sk, source.parameters, springs, databases)
-                    for n in source.nodes]
+    models = [name_text(s.name) for s in source.models]
+    out["nodes"] = [_node_json(n, params, clips, syncs, sk, source.parameters, springs, databases,
+                               models) for n in source.nodes]
     out["output"] = int(source.output)
     return out
 
@@ -103,7 +105,8 @@ def _mask_json(chains, default, sk) -> dict:
     return out
 
 
-def _node_json(n, params, clips, syncs, sk, parameters, springs=(), databases=()) -> dict:
+def _node_json(n, params, clips, syncs, sk, parameters, springs=(), databases=(),
+               models=()) -> dict:
     out = {"kind": KINDS[type(n)]}
     P = lambda k: None if k is None else params[int(k)]       # noqa: E731
     if isinstance(n, ClipNode):
@@ -174,6 +177,13 @@ def _node_json(n, params, clips, syncs, sk, parameters, springs=(), databases=()
         _solver_json(out, n, P, sk)
     elif isinstance(n, MotionMatchingNode):
         _matching_json(out, n, P, databases)
+    elif isinstance(n, LearnedMotionMatchingNode):
+        out["model"] = models[int(n.model)]
+        _opt(out, "projector", int(n.projector), 0)
+        _query_json(out, n.query, P)
+        _opt(out, "trigger", P(n.trigger), None)
+        _opt(out, "period", _num(n.period), _f(0.1))
+        _opt(out, "duration", _num(n.duration), 0.0)
     elif isinstance(n, SubgraphNode):
         out["graph"] = to_json(n.graph, top=False)
         if n.parameters:
@@ -329,16 +339,20 @@ def _inertialize_json(out: dict, n: InertializeNode, P) -> None:
     _opt(out, "halfLifeMax", _num(n.half_life_max), 1.0)
 
 
-def _matching_json(out: dict, n: MotionMatchingNode, P, databases) -> None:
-    out["database"] = databases[int(n.database)]
+def _query_json(out: dict, inputs, P) -> None:
     query = []
-    for q in n.query:
+    for q in inputs:
         item = {"channel": int(q.channel)}
         _opt(item, "time", int(q.time), 0)
         item["parameter"] = P(q.parameter)
         query.append(item)
     if query:
         out["query"] = query
+
+
+def _matching_json(out: dict, n: MotionMatchingNode, P, databases) -> None:
+    out["database"] = databases[int(n.database)]
+    _query_json(out, n.query, P)
     _opt(out, "trigger", P(n.trigger), None)
     _opt(out, "period", _num(n.period), _f(0.1))
     for key, field in (("jumpThreshold", "jump_threshold"), ("endExclusion", "end_exclusion"),

@@ -52,6 +52,7 @@ import numpy as np
 
 from ...core import args
 from ...core.jit import kernel
+from ..learned import refuse_learned_nodes
 from ..source import NodeKind
 from . import machine, nodes
 from .matching import MatchStep, make_matching
@@ -179,6 +180,7 @@ class Tables:
     groups' runs; each machine's latch step."""
 
     def __init__(self, b):
+        refuse_learned_nodes(b.graph, "updated")
         self.count = len(b.graph.nodes)
         self.size = b.layout.size
         self.local = threading.local()      # each thread's working arrays
