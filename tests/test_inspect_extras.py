@@ -15,25 +15,12 @@ from runtime.importers.common import ImportClipOptions
 
 from gltf_make import ragdoll_rig, rig
 from gltf_reference import GLTF, SHARED, Ref
+from inspect_fixtures import needs_headless_gl, staged
 
 CUBE = GLTF / "AnimatedMorphCube" / "AnimatedMorphCube.glb"
 SIMPLE = GLTF / "SimpleMorph" / "SimpleMorph.gltf"
 PRIMITIVES = GLTF / "MorphPrimitivesTest" / "MorphPrimitivesTest.gltf"
 SPHERES = SHARED / "vrm" / "three-vrm-springbone" / "sphere-collider.gltf"
-
-
-def _staged(path):
-    if not path.is_file():
-        pytest.skip(f"{path} is not staged (the test data lives in ../shared)")
-    return path
-
-
-def _egl():
-    import moderngl
-    try:
-        moderngl.create_standalone_context(backend="egl").release()
-    except Exception as e:         # no EGL here: the render half cannot run
-        pytest.skip(f"no headless GL: {e}")
 
 
 def _figure(path):
@@ -69,7 +56,7 @@ def _weights_at(ref: Ref, t: float) -> np.ndarray:
 def test_animated_weights_morph_the_rows_before_skinning(path):
     """At the clip's samples the rows are the accessors' positions plus the targets' deltas
     at the animation's weights, placed by the node: within 1e-5 of the model's size."""
-    ref = Ref(_staged(path))
+    ref = Ref(staged(path))
     figure = _figure(path)
     node = next(i for i, n in enumerate(ref.nodes) if "mesh" in n)
     _, clip = figure.asset.clips[0]
@@ -90,7 +77,7 @@ def test_animated_weights_morph_the_rows_before_skinning(path):
 def test_mesh_default_weights_and_held_weights_on_every_primitive():
     """MorphPrimitivesTest has no animation: its mesh's default weight 0.5 morphs both
     primitives; a held weight (the slider's, --morph's) replaces it on both."""
-    ref = Ref(_staged(PRIMITIVES))
+    ref = Ref(staged(PRIMITIVES))
     figure = _figure(PRIMITIVES)
     node = next(i for i, n in enumerate(ref.nodes) if "mesh" in n)
     assert [(w.name, w.default) for w in figure.asset.weights] == [("0", 0.5)]
@@ -107,7 +94,7 @@ def test_mesh_default_weights_and_held_weights_on_every_primitive():
 
 
 def test_a_held_weight_overrides_the_clips_and_normals_stay_unit():
-    ref = Ref(_staged(CUBE))
+    ref = Ref(staged(CUBE))
     figure = _figure(CUBE)
     _, clip = figure.asset.clips[0]
     figure.override("1", 0.75)
@@ -129,7 +116,7 @@ def _run(argv):
                                         ("=1", "NAME=W"), ("0=x", "finite")])
 def test_bad_morph_options_are_one_line_and_exit_2(tmp_path, capsys, morph, why):
     out = tmp_path / "out"
-    assert _run([str(_staged(CUBE)), "--headless", "--out", str(out),
+    assert _run([str(staged(CUBE)), "--headless", "--out", str(out),
                  "--morph", morph]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--morph" in err[0] and why in err[0], err
@@ -140,8 +127,8 @@ def test_held_weights_reach_the_headless_frames(tmp_path):
     """--morph moves the drawn cube: frames with weight 1 on target 1 differ from the
     clip's own, and from the unknown-free run with the same clip."""
     from PIL import Image
-    _egl()
-    path = str(_staged(CUBE))
+    needs_headless_gl()
+    path = str(staged(CUBE))
     plain, held = tmp_path / "plain", tmp_path / "held"
     assert _run([path, "--headless", "--out", str(plain), "--frames", "2", "--scale", "1"]) == 0
     assert _run([path, "--headless", "--out", str(held), "--frames", "2", "--scale", "1",
@@ -235,8 +222,8 @@ def test_the_spring_sample_shows_its_chain_and_the_collider_beside_it(tmp_path):
     from stadium.inspect.overlay import CHAIN, COLLIDER, paint, project
     from stadium.inspect.stage import Stage
     from stadium.render.gfx import Graphics
-    _egl()
-    figure = _figure(_staged(SPHERES))
+    needs_headless_gl()
+    figure = _figure(staged(SPHERES))
     ref = Ref(SPHERES)
     assert figure.asset.springs.spring_count == 1
     assert figure.skeleton.find_bone(b"Collider") != rt.NO_BONE
@@ -288,7 +275,7 @@ def test_the_bodies_are_drawn_where_their_collider_nodes_project(tmp_path):
     from stadium.inspect.overlay import BODY, paint, project
     from stadium.inspect.stage import Stage
     from stadium.render.gfx import Graphics
-    _egl()
+    needs_headless_gl()
     path, doc = _ragdoll_file(tmp_path)
     figure = _figure(path)
     assert figure.asset.ragdoll.body_count == 3
@@ -325,7 +312,7 @@ def test_r_drops_the_figure_as_a_ragdoll_that_falls_to_the_ground(tmp_path):
     pytest.importorskip("mujoco")
     from stadium.inspect.window import Inspector
     from stadium.render.gfx import Graphics
-    _egl()
+    needs_headless_gl()
     path, _ = _ragdoll_file(tmp_path)
     figure = _figure(path)
     game = Inspector(figure, scale=1)
@@ -354,7 +341,7 @@ def test_r_drops_the_figure_as_a_ragdoll_that_falls_to_the_ground(tmp_path):
 def test_the_window_keys_toggle_springs_and_bodies(tmp_path):
     from stadium.inspect.window import Inspector
     from stadium.render.gfx import Graphics
-    _egl()
+    needs_headless_gl()
     figure = _figure(_rig_file(tmp_path))
     game = Inspector(figure, scale=1)
     gfx = Graphics.open_headless((320, 288))
@@ -413,7 +400,7 @@ def test_fbx_blend_shapes_morph_the_rows_as_ufbx_evaluates_them(tmp_path):
     start) the rows are ufbx's mesh
     vertices plus each shape's offsets times ufbx's effective weight, placed by ufbx's
     world matrix of the mesh's node."""
-    figure = _figure(_staged(BLEND_CUBE))
+    figure = _figure(staged(BLEND_CUBE))
     names = [w.name for w in figure.asset.weights]
     assert names == ["TopH", "TopV"]
     _, clip = figure.asset.clips[0]
@@ -443,7 +430,7 @@ def test_the_overlay_is_headless_only_and_draws_over_the_frames(tmp_path, capsys
     assert _run([path, "--overlay"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--overlay" in err[0]
-    _egl()
+    needs_headless_gl()
     plain, drawn = tmp_path / "plain", tmp_path / "drawn"
     assert _run([path, "--headless", "--out", str(plain), "--frames", "2", "--scale", "1"]) == 0
     assert _run([path, "--headless", "--out", str(drawn), "--frames", "2", "--scale", "1",

@@ -14,6 +14,7 @@ from PIL import Image
 import runtime as rt
 
 from gltf_reference import GLTF, SHARED, Ref
+from inspect_fixtures import needs_headless_gl, staged
 
 ROOT = Path(__file__).resolve().parents[1]
 CESIUM = GLTF / "CesiumMan" / "CesiumMan.glb"
@@ -24,28 +25,14 @@ RUN = SHARED / "mocap" / "bandai-namco-2" / "run_normal_001.bvh"
 FRAMES = 4
 
 
-def _staged(path: Path) -> Path:
-    if not path.is_file():
-        pytest.skip(f"{path} is not staged (the test data lives in ../shared)")
-    return path
-
-
-def _egl():
-    import moderngl
-    try:
-        moderngl.create_standalone_context(backend="egl").release()
-    except Exception as e:         # no EGL here: the render half cannot run
-        pytest.skip(f"no headless GL: {e}")
-
-
 @pytest.mark.parametrize("path, clips", [(CESIUM, 1), (FOX, 3), (SAUSAGE, 1), (RUN, 1)],
                          ids=["CesiumMan", "Fox", "FBX sausage", "BVH run"])
 def test_headless_sheet_has_a_moving_row_per_clip(tmp_path, path, clips):
     from stadium.inspect.__main__ import run
     from stadium.inspect.sheet import LABEL
-    _egl()
+    needs_headless_gl()
     out = tmp_path / "out"
-    assert run([str(_staged(path)), "--headless", "--out", str(out), "--frames", str(FRAMES),
+    assert run([str(staged(path)), "--headless", "--out", str(out), "--frames", str(FRAMES),
                 "--scale", "1"]) == 0
     frames = sorted(out.glob("[0-9]*.png"))
     assert len(frames) == clips * FRAMES
@@ -67,7 +54,7 @@ def test_drawn_rows_are_gltf_skinning_by_its_own_rules(path, animation):
     numpy from the file (tests/gltf_reference.py), within 1e-5 of the model's size."""
     from stadium.inspect.figure import Figure
     from stadium.inspect.loading import load
-    ref = Ref(_staged(path))
+    ref = Ref(staged(path))
     figure = Figure(load(path))
     node = next(i for i, n in enumerate(ref.nodes) if n.get("skin") == 0 and "mesh" in n)
     mesh = ref.nodes[node]["mesh"]
@@ -115,7 +102,7 @@ def _numpy_skinned(figure, clip, t: float) -> np.ndarray:
 def test_drawn_rows_are_the_clip_skinned_in_numpy(path, moves):
     from stadium.inspect.figure import Figure
     from stadium.inspect.loading import load
-    figure = Figure(load(_staged(path)))
+    figure = Figure(load(staged(path)))
     size = float(np.ptp(np.concatenate([p.positions for p in figure.asset.primitives]),
                         axis=0).max())
     _, clip = figure.asset.clips[0]
@@ -137,7 +124,7 @@ def _inspect(*argv) -> subprocess.CompletedProcess:
 
 
 def test_a_corrupted_file_is_one_line_and_exit_2(tmp_path):
-    data = bytearray(_staged(FOX).read_bytes())
+    data = bytearray(staged(FOX).read_bytes())
     bad = tmp_path / "Fox.glb"
     bad.write_bytes(data[:len(data) // 3])           # the GLB's length says more
     out = tmp_path / "out"
@@ -167,7 +154,7 @@ def test_a_clip_less_asset_shows_its_rest_pose(tmp_path):
     """With no clip the figure is the skeleton's rest pose skinned (one "rest" row)."""
     from stadium.inspect.figure import Figure
     from stadium.inspect.loading import load
-    figure = Figure(load(_staged(CESIUM)))
+    figure = Figure(load(staged(CESIUM)))
     figure.pose(None, 0.0)
     want = _numpy_skinned(figure, None, 0.0)
     size = float(np.ptp(want, axis=0).max())
@@ -181,8 +168,8 @@ def test_window_plays_scrubs_and_draws_the_skeleton():
     from stadium.inspect.loading import load
     from stadium.inspect.window import BAR, JOINT, TEXT, Inspector, joint_pixels
     from stadium.render.gfx import Graphics
-    _egl()
-    figure = Figure(load(_staged(FOX)))
+    needs_headless_gl()
+    figure = Figure(load(staged(FOX)))
     game = Inspector(figure, scale=1)
     gfx = Graphics.open_headless((320, 288))
     try:
@@ -222,7 +209,7 @@ def test_window_plays_scrubs_and_draws_the_skeleton():
 
 
 def test_no_display_is_one_line_and_exit_2():
-    done = _inspect(_staged(CESIUM))
+    done = _inspect(staged(CESIUM))
     assert done.returncode == 2
     lines = [l for l in done.stderr.strip().splitlines() if l]
     assert len(lines) == 1 and "--headless" in lines[0], done.stderr
@@ -282,9 +269,9 @@ def test_a_clipless_asset_writes_its_rest_row(tmp_path, path):
     """A file without animations (a VRM; a flat plane, sized by its breadth) gets one
     "rest" row."""
     from stadium.inspect.__main__ import run
-    _egl()
+    needs_headless_gl()
     out = tmp_path / "out"
-    assert run([str(_staged(path)), "--headless", "--out", str(out), "--frames", "2",
+    assert run([str(staged(path)), "--headless", "--out", str(out), "--frames", "2",
                 "--scale", "1"]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["00_rest_000.png", "00_rest_001.png",
                                                      "sheet.png"]
@@ -294,7 +281,7 @@ def test_indices_past_the_vertices_are_refused(tmp_path):
     """The runtime builds influences without the triangles; the inspector checks them."""
     from stadium.errors import BadFile
     from stadium.inspect.loading import load
-    source = _staged(GLTF / "SimpleSkin" / "SimpleSkin.gltf")
+    source = staged(GLTF / "SimpleSkin" / "SimpleSkin.gltf")
     doc = json.loads(source.read_text())
     prim = doc["meshes"][0]["primitives"][0]
     view = doc["bufferViews"][doc["accessors"][prim["indices"]]["bufferView"]]
