@@ -347,8 +347,9 @@ def svd_dual_quaternions(palette):
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2 ** 32 - 1), shear=st.booleans(), mirror=st.booleans())
 def test_the_dual_quaternion_palette_is_the_svds_polar_decomposition(seed, shear, mirror):
-    """The compiled conversion (Davenport's q-method, Jacobi rotations) against an SVD per
-    matrix: rotations, scales, shears, mirrors and translations."""
+    """The compiled conversion (Newton's polar iteration, Davenport's q-method by Jacobi
+    rotations for mirrors) against an SVD per matrix: rotations, scales, shears, mirrors
+    and translations."""
     rng = np.random.default_rng(seed)
     n = 30
     q = rng.normal(size=(n, 4))
