@@ -347,8 +347,9 @@ def svd_dual_quaternions(palette):
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2 ** 32 - 1), shear=st.booleans(), mirror=st.booleans())
 def test_the_dual_quaternion_palette_is_the_svds_polar_decomposition(seed, shear, mirror):
-    """The compiled conversion (Davenport's q-method, Jacobi rotations) against an SVD per
-    matrix: rotations, scales, shears, mirrors and translations."""
+    """The compiled conversion (Newton's polar iteration, Davenport's q-method by Jacobi
+    rotations for mirrors) against an SVD per matrix: rotations, scales, shears, mirrors
+    and translations."""
     rng = np.random.default_rng(seed)
     n = 30
     q = rng.normal(size=(n, 4))
@@ -371,3 +372,23 @@ def test_the_dual_quaternion_palette_is_the_svds_polar_decomposition(seed, shear
     flip = np.where(np.sign(got[:, 3]) * np.sign(want[:, 3]) < 0, -1.0, 1.0)   # w at 0
     got[:, :8] *= flip[:, None]
     np.testing.assert_allclose(got, want, atol=2e-6 * (1 + np.abs(want).max()))
+
+
+@pytest.mark.parametrize("scales", [(1e-4, 1, 1e4), (1e-20, 1, 1e20), (1e30, 1e30, 1e-30),
+                                    (1e-37, 1e-37, 1e-37), (3e38, 1, 1)])
+def test_ill_conditioned_and_extreme_palettes_are_the_svds_rotation(scales):
+    """Newton's iteration (rotation times scales times a rotation, det > 0) where the scales
+    span up to 40 decades or lie near binary32's ends: the SVD's rotation to within rounding."""
+    rng = np.random.default_rng(3)
+    n = 40
+    u = np.linalg.qr(rng.normal(size=(n, 3, 3)))[0]
+    v = np.linalg.qr(rng.normal(size=(n, 3, 3)))[0]
+    u *= np.sign(np.linalg.det(u))[:, None, None]
+    v *= np.sign(np.linalg.det(v))[:, None, None]
+    p = np.zeros((n, 3, 4))
+    p[:, :, :3] = u @ (np.array(scales)[None, :, None] * v)
+    p = p.astype(F)
+    got = palette_to_dual_quaternions(p).astype(np.float64)[:, :4]
+    want = svd_dual_quaternions(p)[:, :4]
+    err = np.minimum(np.abs(got - want).max(1), np.abs(got + want).max(1))
+    assert err.max() < 1e-6

@@ -10,7 +10,7 @@ from runtime.core import threads
 from runtime.clip.build import ChannelPath, ChannelSource, ClipSource, build_clip
 from runtime.clip.clip import Clip
 from runtime.deform.morph import MorphJob, MorphSemantic, MorphStream, apply_morph_targets
-from runtime.deform.skinning import (SPAN_VERTICES, SkinJob, SkinStream, StreamKind,
+from runtime.deform.skinning import (SPAN_JOINTS, SPAN_VERTICES, SkinJob, SkinStream, StreamKind,
                                      palette_to_dual_quaternions, skin_blended,
                                      skin_dual_quaternion, skin_linear)
 
@@ -91,7 +91,10 @@ def test_a_target_overlapping_its_source_by_a_row_runs_as_one_span(skinned):
 
 
 def test_palette_to_dual_quaternions():
-    palette = random_palette(np.random.default_rng(2), 200)
+    """Enough joints for two spans, every third mirrored (the q-method's, the others Newton's)."""
+    palette = random_palette(np.random.default_rng(2), 2 * SPAN_JOINTS + 37)
+    palette[::3, :, 0] *= -1
+    assert len(on_threads(2, lambda: threads.spans(0, len(palette), SPAN_JOINTS))) == 2
     same_on_one_and_two(lambda: (palette_to_dual_quaternions(palette),))
 
 

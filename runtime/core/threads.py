@@ -18,7 +18,10 @@ _pool: ThreadPoolExecutor | None = None
 
 
 def spans(first: int, end: int, grain: int) -> list[tuple[int, int]]:
-    """[first, end) cut into at most numba.get_num_threads() spans of at least `grain`."""
+    """[first, end) cut into at most numba.get_num_threads() spans of at least `grain`
+    (a range too short for two is one span, without asking numba: that costs microseconds)."""
+    if end - first < 2 * max(grain, 1):
+        return [(first, end)]
     count = min(numba.get_num_threads(), max(1, (end - first) // max(grain, 1)))
     cuts = [first + (end - first) * i // count for i in range(count + 1)]
     return list(zip(cuts[:-1], cuts[1:]))

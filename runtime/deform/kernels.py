@@ -40,6 +40,8 @@ in loops of their own (all at once, more values than the registers hold spill to
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..core.jit import kernel, reads, scalar, writes
@@ -374,7 +376,8 @@ SKIN = {method: _pass(method) for method in (LINEAR, DUAL, BLENDED, CENTERS, RIG
 _SWEEPS = 32                 # Jacobi sweeps at most (a handful converge)
 _CONVERGED = 1e-36           # off-diagonal mass, relative to K's, taken as converged
 
-@kernel(inner=True, inline=True)
+
+@kernel(inner=True)          # the rare case's: not inlined, so it does not crowd the common
 def _rotation_quaternion(a, k, e):
     """The unit quaternion (x, y, z, w), w >= 0, of the rotation R maximizing tr(R^T A),
     A = a[:, :3]: the polar decomposition's rotation, or, where det A < 0, the rotation
@@ -430,31 +433,109 @@ def _rotation_quaternion(a, k, e):
     return sign * x / length, sign * y / length, sign * z / length, sign * w / length
 
 
+_NEWTON_STEPS = 40           # scaled Newton steps at most (well-conditioned A: 5 to 8)
+_NEWTON_CONVERGED = 1e-20    # squared change of a step, relative to 3 (R's F-norm squared)
+
+
+@kernel(inner=True, inline=True)
+def _newton_rotation(a):
+    """The polar decomposition's rotation R of A = a[:, :3] where det A > 0, by Newton's
+    iteration X <- (g X + X^-T / g) / 2 with Higham's scaling g (the F-norms' ratio, cut at
+    a change below 1e-3), as a quaternion (x, y, z, w), w >= 0, from R's largest diagonal
+    sum (Shepperd); ok False where det A <= 0 or it does not converge (the caller then takes
+    Davenport's q-method). Far fewer operations than Jacobi rotations, in binary64."""
+    m00, m01, m02 = a[0, 0], a[0, 1], a[0, 2]
+    m10, m11, m12 = a[1, 0], a[1, 1], a[1, 2]
+    m20, m21, m22 = a[2, 0], a[2, 1], a[2, 2]
+    det = m00 * (m11 * m22 - m12 * m21) - m01 * (m10 * m22 - m12 * m20) + m02 * (m10 * m21 - m11 * m20)
+    ok = det > 0.0
+    scaled = True
+    converged = False
+    for _ in range(_NEWTON_STEPS):
+        if not ok:
+            break
+        c00, c01, c02 = m11 * m22 - m12 * m21, m12 * m20 - m10 * m22, m10 * m21 - m11 * m20
+        c10, c11, c12 = m02 * m21 - m01 * m22, m00 * m22 - m02 * m20, m01 * m20 - m00 * m21
+        c20, c21, c22 = m01 * m12 - m02 * m11, m02 * m10 - m00 * m12, m00 * m11 - m01 * m10
+        det = m00 * c00 + m01 * c01 + m02 * c02       # X^-T = C / det
+        if not det > 0.0:
+            ok = False
+            break
+        g = 1.0
+        if scaled and abs(det - 1.0) > 1e-3:       # near R, g is 1 to within the change
+            nx = (m00 * m00 + m01 * m01 + m02 * m02 + m10 * m10 + m11 * m11 + m12 * m12
+                  + m20 * m20 + m21 * m21 + m22 * m22)
+            nc = (c00 * c00 + c01 * c01 + c02 * c02 + c10 * c10 + c11 * c11 + c12 * c12
+                  + c20 * c20 + c21 * c21 + c22 * c22)
+            g = math.sqrt(math.sqrt(nc / nx) / det)
+        h, k = 0.5 * g, 0.5 / (g * det)
+        n00, n01, n02 = h * m00 + k * c00, h * m01 + k * c01, h * m02 + k * c02
+        n10, n11, n12 = h * m10 + k * c10, h * m11 + k * c11, h * m12 + k * c12
+        n20, n21, n22 = h * m20 + k * c20, h * m21 + k * c21, h * m22 + k * c22
+        d0, d1, d2, d3, d4 = n00 - m00, n01 - m01, n02 - m02, n10 - m10, n11 - m11
+        d5, d6, d7, d8 = n12 - m12, n20 - m20, n21 - m21, n22 - m22
+        change = (d0 * d0 + d1 * d1 + d2 * d2 + d3 * d3 + d4 * d4 + d5 * d5 + d6 * d6
+                  + d7 * d7 + d8 * d8)
+        m00, m01, m02, m10, m11, m12, m20, m21, m22 = n00, n01, n02, n10, n11, n12, n20, n21, n22
+        if change < 1e-6:
+            scaled = False          # near R: plain steps converge quadratically
+        if change <= 3.0 * _NEWTON_CONVERGED:
+            converged = True
+            break
+    if not (ok and converged):
+        return False, 0.0, 0.0, 0.0, 1.0
+    trace = m00 + m11 + m22
+    if trace >= m00 and trace >= m11 and trace >= m22:
+        w = 0.5 * math.sqrt(1.0 + trace)
+        f = 0.25 / w
+        x, y, z = (m21 - m12) * f, (m02 - m20) * f, (m10 - m01) * f
+    elif m00 >= m11 and m00 >= m22:
+        x = 0.5 * math.sqrt(1.0 + m00 - m11 - m22)
+        f = 0.25 / x
+        y, z, w = (m01 + m10) * f, (m02 + m20) * f, (m21 - m12) * f
+    elif m11 >= m22:
+        y = 0.5 * math.sqrt(1.0 - m00 + m11 - m22)
+        f = 0.25 / y
+        x, z, w = (m01 + m10) * f, (m12 + m21) * f, (m02 - m20) * f
+    else:
+        z = 0.5 * math.sqrt(1.0 - m00 - m11 + m22)
+        f = 0.25 / z
+        x, y, w = (m02 + m20) * f, (m12 + m21) * f, (m10 - m01) * f
+    f = (-1.0 if w < 0 else 1.0) / math.sqrt(((w * w + x * x) + y * y) + z * z)
+    return True, f * x, f * y, f * z, f * w
+
+
 @kernel(signature=(reads(np.float64, 3, "A"), writes(np.float32, 2, "A")))
 def dual_quaternions(palette, out):
     """out (joints, 20) from palette (joints, 3, 4), binary64 then rounded: each A = R S as
     R's quaternion q (w >= 0), the dual part q_t q / 2 (q_t the translation as a pure
-    quaternion), and S = R^T A, three rows of four (the fourth 0). Each joint on its own:
+    quaternion), and S = R^T A, three rows of four (the fourth 0). R by Newton's iteration
+    where det A > 0 (_newton_rotation), else by Davenport's q-method (_rotation_quaternion).
+    Each joint on its own:
     spans of joints on several threads give the bits of one call."""
     k = np.empty((4, 4))
     e = np.empty((4, 4))
     for j in range(palette.shape[0]):
         a = palette[j]
-        x, y, z, w = _rotation_quaternion(a, k, e)
-        r = (1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - w * z), 2.0 * (x * z + w * y),
-             2.0 * (x * y + w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - w * x),
-             2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y))
+        ok, x, y, z, w = _newton_rotation(a)
+        if not ok:              # a mirror, a singular or an ill-conditioned A
+            x, y, z, w = _rotation_quaternion(a, k, e)
+        r0, r1, r2 = 1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - w * z), 2.0 * (x * z + w * y)
+        r3, r4, r5 = 2.0 * (x * y + w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - w * x)
+        r6, r7, r8 = 2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y)
         tx, ty, tz = a[0, 3], a[1, 3], a[2, 3]
-        out[j, 0], out[j, 1], out[j, 2], out[j, 3] = x, y, z, w
-        out[j, 4] = 0.5 * (w * tx + (ty * z - tz * y))
-        out[j, 5] = 0.5 * (w * ty + (tz * x - tx * z))
-        out[j, 6] = 0.5 * (w * tz + (tx * y - ty * x))
-        out[j, 7] = -0.5 * ((tx * x + ty * y) + tz * z)
-        for row in range(3):                # S = R^T A
-            for col in range(3):
-                out[j, 8 + 4 * row + col] = ((r[row] * a[0, col] + r[3 + row] * a[1, col])
-                                             + r[6 + row] * a[2, col])
-            out[j, 11 + 4 * row] = 0.0
+        o = out[j]
+        o[0], o[1], o[2], o[3] = x, y, z, w
+        o[4] = 0.5 * (w * tx + (ty * z - tz * y))
+        o[5] = 0.5 * (w * ty + (tz * x - tx * z))
+        o[6] = 0.5 * (w * tz + (tx * y - ty * x))
+        o[7] = -0.5 * ((tx * x + ty * y) + tz * z)
+        for col in range(3):                # S = R^T A, written out: R's rows by column
+            a0, a1, a2 = a[0, col], a[1, col], a[2, col]
+            o[8 + col] = (r0 * a0 + r3 * a1) + r6 * a2
+            o[12 + col] = (r1 * a0 + r4 * a1) + r7 * a2
+            o[16 + col] = (r2 * a0 + r5 * a1) + r8 * a2
+        o[11], o[15], o[19] = 0.0, 0.0, 0.0
 
 
 # ---- morph targets ---------------------------------------------------------------------------
@@ -470,6 +551,7 @@ def morph(source, target, first, end, moves, weights, deltas, indices, renormali
     its own source row and its deltas in move order alone, so ranges cut anywhere (spans on
     several threads) give the bits of the whole range."""
     width = np.uint64(target.shape[1])
+    one, two, three = np.uint64(1), np.uint64(2), np.uint64(3)
     begin, stop = np.uint64(first), np.uint64(end)       # unsigned: no index wraparound
     for v in range(begin, stop):
         for c in range(width):
@@ -481,16 +563,28 @@ def morph(source, target, first, end, moves, weights, deltas, indices, renormali
         at, rows = np.uint64(moves[m, 1]), np.uint64(moves[m, 2])
         if moves[m, 3] == 0:
             for v in range(begin, stop):
-                for c in range(width):
-                    target[v, c] += deltas[at + v * width + c] * w
+                if width == three:      # written out: a loop of 3 costs the adds' time again
+                    o = at + v * three
+                    target[v, 0] += deltas[o] * w
+                    target[v, 1] += deltas[o + one] * w
+                    target[v, 2] += deltas[o + two] * w
+                else:
+                    for c in range(width):
+                        target[v, c] += deltas[at + v * width + c] * w
         else:
             lo = np.uint64(moves[m, 4])
             mine = indices[lo:lo + rows]
             for k in range(np.uint64(np.searchsorted(mine, first)),
                            np.uint64(np.searchsorted(mine, end))):
                 v = np.uint64(mine[k])
-                for c in range(width):
-                    target[v, c] += deltas[at + k * width + c] * w
+                if width == three:
+                    o = at + k * three
+                    target[v, 0] += deltas[o] * w
+                    target[v, 1] += deltas[o + one] * w
+                    target[v, 2] += deltas[o + two] * w
+                else:
+                    for c in range(width):
+                        target[v, c] += deltas[at + k * width + c] * w
     if renormalize:
         for v in range(begin, stop):
             x, y, z = target[v, 0], target[v, 1], target[v, 2]

@@ -44,7 +44,7 @@ from ..core.scratch import Scratch, thread_scratch, vertex_range
 
 DUAL_QUATERNION_FLOATS = kernels.DUAL_FLOATS
 SPAN_VERTICES = 8192        # vertices a thread at least: a thread's start costs ~20 us
-SPAN_JOINTS = 64            # joints a thread at least (~1 us each): 80 gain less than a handoff
+SPAN_JOINTS = 256           # joints a thread at least (~0.15 us each): fewer gain less than a handoff
 
 
 class StreamKind(IntEnum):
@@ -245,7 +245,16 @@ def skin_centers(job: SkinJob) -> None:
 # ---- palettes for shaders ----------------------------------------------------------------
 
 def _palette64(palette) -> np.ndarray:
+    """The palette in binary64, C-contiguous: a float32 or float64 array of (joints, 3, 4),
+    the per-frame case, converted directly (it holds every value), anything else checked by
+    args.floats (its checks there cost more than the conversion of 80 joints)."""
+    if (type(palette) is np.ndarray and palette.dtype in _DIRECT and palette.ndim == 3
+            and palette.shape[1:] == (3, 4)):
+        return palette.astype(np.float64)
     return args.floats(palette, (-1, 3, 4), "palette", dtype=np.float64, allow_nonfinite=True)
+
+
+_DIRECT = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _out(out, shape: tuple) -> np.ndarray:
@@ -263,7 +272,7 @@ def palette_to_dual_quaternions(palette, out=None) -> np.ndarray:
     decomposition, S = R^T A carrying scale, shear and mirror) as 20 floats: R's quaternion
     x y z w with w >= 0, the dual part (half the translation times it), then S as three rows
     of four (the fourth 0). (joints, 20) float32; `out` unchanged on failure. A compiled
-    loop over the joints (skinning_kernels.dual_quaternions), in binary64."""
+    loop over the joints (kernels.dual_quaternions), in binary64."""
     p = _palette64(palette)
     if not np.isfinite(p).all():
         raise InvalidError("a palette matrix not finite")

@@ -14,7 +14,7 @@ import numpy as np
 from ..core import args
 from ..core.errors import CapacityError, InvalidError
 from ..core.jit import kernel, reads, scalar, writes
-from .pose import Pose
+from .pose import DIFFERENCE, Pose
 from .skeleton import Skeleton, opened
 from ..core.transform import IDENTITY
 
@@ -64,9 +64,13 @@ def _layer_weights(layers: Sequence[BlendLayer], n: int) -> tuple[np.ndarray, np
     """Each layer's weight (layers,) and, when a layer has bone weights, every layer's
     (layers, n) (ones where it has none; else (0, n)), each factor checked to lie in
     [0, 1]: a layer's weight on a bone is their product, as the kernels take it."""
-    scalars = np.array([_weight(layer.weight, i) for i, layer in enumerate(layers)],
-                       dtype=np.float64)
-    if all(layer.bone_weights is None for layer in layers):
+    masked = False
+    values = []
+    for i, layer in enumerate(layers):
+        values.append(_weight(layer.weight, i))
+        masked = masked or layer.bone_weights is not None
+    scalars = np.array(values, dtype=np.float64)
+    if not masked:
         return scalars, _NO_MASKS[:, :n]
     masks = np.ones((len(layers), n), dtype=np.float64)
     for i, layer in enumerate(layers):
@@ -267,24 +271,27 @@ def blend_poses(skeleton: Skeleton, layers: Sequence[BlendLayer], threshold: flo
     opened(skeleton)
     _check_output(out, skeleton, "the output")
     layers = args.records(layers, BlendLayer, "layers")
+    start, end = out.extent
+    kinds = 0                   # bit 1: a pose among the layers, bit 2: a difference
     for i, layer in enumerate(layers):
         given = layer.pose
         if not (isinstance(given, Pose) and given.of(skeleton)):
             _check_pose(given, skeleton, f"layer {i}")    # the error, named
-        if given is out or np.may_share_memory(given.buffer, out.buffer):
+        lo, hi = given.extent
+        if lo < end and start < hi:
             raise InvalidError(f"layer {i} is the output")
-    kinds = {layer.pose.is_difference for layer in layers}
-    if len(kinds) > 1:
+        kinds |= 2 if given._head.item(1) & DIFFERENCE else 1
+    if kinds == 3:
         raise InvalidError("layers of both kinds")
     threshold = args.real(threshold, "threshold")
     if not 0.0 <= threshold <= 1.0:
         raise InvalidError(f"threshold {threshold} out of range")
     n = skeleton.bone_count
     scalars, masks = _layer_weights(layers, n)
-    difference = kinds == {True}
+    difference = kinds == 2
     _blend(_stacked(layers, n), scalars, masks, threshold,
            _IDENTITY_REST if difference else skeleton.rests, out.locals)
-    out.mark_kind(difference)
+    out._head[1] = DIFFERENCE if difference else 0      # mark_kind: the model is stale
 
 
 def build_mask(skeleton: Skeleton, chains: Sequence[MaskChain], default_weight: float,

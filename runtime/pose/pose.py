@@ -49,6 +49,13 @@ def _views(buf: np.ndarray, n: int):
     return head, ident, locals_, model
 
 
+def _extent(buf: np.ndarray) -> tuple[int, int]:
+    """The addresses [start, end) of a pose's bytes: two poses share memory where theirs
+    overlap (np.may_share_memory's bounds, worked out once rather than on every blend)."""
+    start = buf.__array_interface__["data"][0]
+    return start, start + buf.size
+
+
 @kernel
 def _compose(parents, locals_, model):
     """One pose's model matrices, bone by bone in storage order, which puts every parent
@@ -99,6 +106,7 @@ class Pose:
         n = skeleton.bone_count
         self.buffer = caller_block(memory, None, pose_size(n), "a pose")[:pose_size(n)]
         self._head, self._identity, self.locals, self.model = _views(self.buffer, n)
+        self.extent = _extent(self.buffer)
         self._head[:] = (MAGIC, 0, n, 0)
         self.buffer[16:24].view("<u8")[0] = skeleton.identity
         self.buffer[24:32] = 0
@@ -120,6 +128,7 @@ class Pose:
         self = cls.__new__(cls)
         self.buffer = buf[:pose_size(n)]
         self._head, self._identity, self.locals, self.model = _views(self.buffer, n)
+        self.extent = _extent(self.buffer)
         return self
 
     # ---- facts
