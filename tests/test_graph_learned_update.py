@@ -305,3 +305,15 @@ def test_hostile_calls_change_nothing():
                 escaped.append(f"{call.__name__}({label}): {type(exc).__name__}: {exc}")
             before = bytes(inst.buffer)
     assert not escaped, "\n".join(escaped)
+
+
+def test_a_batch_whose_model_fails_completes_every_instance():
+    from runtime.graph import update_batch
+    bad = _overflowing("projector")
+    binding = _instance(F.source(models=[AssetSlotSource("brain", bad)]), bad).binding
+    lanes = [GraphInstance(binding) for _ in range(3)]
+    with pytest.raises(rt.FormatError) as info:
+        update_batch(lanes, DT)
+    assert len(info.value.written) == 3
+    for inst in lanes:
+        assert inst.inspect(0).failed and inst.scalars[0] == 1.0       # updated, the node failed
