@@ -179,18 +179,3 @@ def test_capi_bind_names_the_unbound_model_slot():
     assert info.value.unbound == 0
     binding, _ = capi.maniBindGraph(g, F.assets())
     assert capi.maniGraphBinding_GetInstanceSize(binding) > 0
-
-
-def test_update_and_evaluation_refuse_the_node_while_pending():
-    binding, _ = capi.maniBindGraph(capi.maniOpenGraph(build(F.source())), F.assets())
-    inst = capi.maniInitGraphInstance(binding)
-    before = inst.scalars.copy()
-    with pytest.raises(rt.InvalidError, match="learned"):
-        capi.maniGraphInstance_Update(inst, 0.1)
-    assert inst.scalars.tobytes() == before.tobytes()
-    pose = rt.Pose(humanoid())
-    pose.locals[:] = 7.0
-    with pytest.raises(rt.InvalidError, match="learned"):
-        capi.maniGraphInstance_Evaluate(inst, None, pose)
-    assert (pose.locals == 7.0).all()
-    assert "maniGraphInstance_Update" in capi.PENDING and "maniGraphInstance_Evaluate" in capi.PENDING

@@ -10,11 +10,11 @@ memory arguments may be None (the library then uses its own).
 """
 from ..core import args
 from ..core.base import ABI_VERSION
-from ..core.errors import InvalidError
+from ..core.errors import FormatError, InvalidError
 from ..graph.file import Graph, is_open
 from ..graph.binding import GraphBinding, binding_size
 from ..graph.instance import GraphInstance
-from ..graph.limits import (GRAPH_EVENT_THRESHOLD, GRAPH_NONE, MAX_GRAPH_CHAIN_LIMIT,
+from ..graph.limits import (GRAPH_EVENT_THRESHOLD, GRAPH_LEARNED_MAX_STEPS, GRAPH_NONE, MAX_GRAPH_CHAIN_LIMIT,
                             MAX_GRAPH_CLIPS, MAX_GRAPH_CONDITIONS, MAX_GRAPH_DATABASES,
                             MAX_GRAPH_DEPTH, MAX_GRAPH_INPUTS, MAX_GRAPH_MODELS, MAX_GRAPH_NODES,
                             MAX_GRAPH_PARAMETERS, MAX_GRAPH_RETARGET_MAPS, MAX_GRAPH_SPRING_SETS,
@@ -27,6 +27,7 @@ from ..pose.pose import Pose
 MANI_GRAPH_NONE = GRAPH_NONE
 MANI_NO_PARAMETER = NO_PARAMETER
 MANI_GRAPH_EVENT_THRESHOLD = GRAPH_EVENT_THRESHOLD
+MANI_GRAPH_LEARNED_MAX_STEPS = GRAPH_LEARNED_MAX_STEPS
 MANI_MAX_GRAPH_NODES = MAX_GRAPH_NODES
 MANI_MAX_GRAPH_PARAMETERS = MAX_GRAPH_PARAMETERS
 MANI_MAX_GRAPH_CLIPS = MAX_GRAPH_CLIPS
@@ -66,14 +67,7 @@ __all__ = [
     "maniGraphInstance_EvaluateSubset",
 ]
 
-__pending__ = {
-    "maniGraphInstance_Update": "a graph holding a learned motion matching node is refused"
-                                " (InvalidError): their steps, projection, events and root motion"
-                                " are not built yet",
-    "maniGraphInstance_Evaluate": "a graph holding a learned motion matching node is refused"
-                                  " (InvalidError): their decompression and its cache are not"
-                                  " built yet",
-}
+__pending__ = {}
 
 
 
@@ -281,14 +275,21 @@ def maniGraphInstance_Restore(instance, data) -> None:
 def maniGraphInstance_Update(instance, delta: float, eventsOut=None, capacity=None):
     """(events, event count, root move); events are the first `capacity` listed (all when
     capacity is None), also put into eventsOut when it is a list. The count is how many the
-    update listed."""
+    update listed. When a learned node's model fails (FormatError) the update has completed:
+    eventsOut is filled all the same and the error's `.written` carries the three results,
+    as CapacityError's `.count` carries the count the spec still writes."""
     inst = _instance(instance)
     if eventsOut is not None:
         args.of(eventsOut, list, "eventsOut")
     capacity = None if capacity is None else args.count(capacity, "capacity")
     if eventsOut is None and capacity:
         raise InvalidError("no events array with a capacity")
-    events, count, move = inst.update(delta, capacity)
+    try:
+        events, count, move = inst.update(delta, capacity)
+    except FormatError as err:
+        if eventsOut is not None:
+            eventsOut[:] = err.written[0]
+        raise
     if eventsOut is not None:
         eventsOut[:] = events
     return events, count, move

@@ -32,7 +32,7 @@ from ..mapping.retarget_clip import carried_moves, root_turns
 from ..physics.spring import SpringSet
 from .springs import spring_values
 from .matching import MatchRun, database_fits
-from .learned import model_fits
+from .learned import LearnedRun, learned_values, model_fits
 from .solving import body_solve
 from ..ik.body.description import pack
 from ..pose.skeleton import Skeleton
@@ -161,6 +161,8 @@ class GraphBinding:
             raise InvalidError(f"clips whose root motion names different bones: {sorted(roots)}")
         self.databases = [_listed(assets.databases)[record[len(clips) + k]]
                           for k in range(len(graph.database_identities))]
+        at = len(clips) + len(graph.database_identities)
+        self.models = [_listed(assets.models)[record[at + k]] for k in range(len(graph.model_identities))]
         self.bodies = {}
         for k, node in enumerate(graph.nodes):
             if node.kind == NodeKind.body_ik:
@@ -225,7 +227,10 @@ class GraphBinding:
         g = self.graph
         n = g.bone_count
         self.layout = layout = Layout(g, {k: spring_values(self.spring_sets[node.data.slot])
-                                          for k, node in enumerate(g.nodes) if node.kind == NodeKind.springs})
+                                          for k, node in enumerate(g.nodes) if node.kind == NodeKind.springs},
+                                      {k: learned_values(self.models[node.data.model])
+                                       for k, node in enumerate(g.nodes)
+                                       if node.kind == NodeKind.learned_motion_matching})
         self.lo = layout.lo_array.copy()
         self.hi = layout.hi_array.copy()
         self.whole = layout.whole_array
@@ -267,6 +272,8 @@ class GraphBinding:
             elif node.kind == NodeKind.motion_matching:
                 self.runs[k] = run = MatchRun(self, k, node)
                 run.narrow(self.hi, base)
+            elif node.kind == NodeKind.learned_motion_matching:
+                self.runs[k] = LearnedRun(self, k, node)
             elif node.kind == NodeKind.blend_2d_banded:
                 self.runs[k] = _bands(node.data)
             elif node.kind == NodeKind.blend_2d_triangulated:

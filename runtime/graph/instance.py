@@ -62,8 +62,8 @@ class GraphNodeView:
     another kind; an inertialize node's blend under way, from a switch beneath it or its
     trigger, is its transition 0); `progress` how far that transition's fade (or blend) has
     come; `playhead` a clip node's playhead, a one-shot's time or the time since an
-    inertialize node's switch; `failed` whether its data failed (no kind of this release's
-    can)."""
+    inertialize node's switch or a learned node's last projection; `failed` whether a learned
+    node's model gave a value past the float range in its last update or evaluation."""
 
     kind: int = 0
     weight: float = 0.0
@@ -250,6 +250,10 @@ class GraphInstance:
             view.playhead = float(self.scalars[base + 3])
         elif kind == NodeKind.motion_matching:          # the playing entry's clip time
             view.playhead = float(self.scalars[base + 4])
+        elif kind == NodeKind.learned_motion_matching:     # the time since its last projection
+            r = self.binding.runs[k]
+            view.playhead = float(self.scalars[r.since])
+            view.failed = bool(self.scalars[r.failed])
         elif kind == NodeKind.inertialize:
             at = base + 2
             if self.scalars[at] or self.scalars[at + 1]:        # active, or pending its first evaluation

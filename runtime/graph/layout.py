@@ -28,9 +28,14 @@ S, in order:
                      its spring state's values (physics/kernels.py lays them out)
       motion_match   playing, entry, clip time, time since its last search, picks kept,
                      then the picks (frames, the newest first; history count of them)
-A, in order: each pose parameter's (n, 10) locals; each inertialize node's last output,
-previous output, captured pose (the offset for inertialization, the source for dead
-blending) and captured velocity, (n, 10) each.
+      learned_match  has a state, time since its last projection, step time not yet
+                     stepped, failed, cache valid, then per model event whether its state
+                     was above one half, the state (the model's state count), and the state
+                     the cached pose was decompressed at
+A, in order (in node order after the pose parameters'): each pose parameter's (n, 10) locals;
+each inertialize node's last output, previous output, captured pose (the offset for
+inertialization, the source for dead blending) and captured velocity, (n, 10) each; each
+learned node's cached pose (its model decompressed at the cached state).
 """
 from __future__ import annotations
 
@@ -47,9 +52,11 @@ BIG = 1.0e15                # update counts and such: whole numbers binary64 hol
 class Layout:
     """Offsets into S and A, and the ranges of S's entries."""
 
-    def __init__(self, graph, spring_values=None):
-        """spring_values: each springs node's count of state values (its bound set's)."""
+    def __init__(self, graph, spring_values=None, learned_values=None):
+        """spring_values: each springs node's count of state values (its bound set's);
+        learned_values: each learned node's (state count, event count) (its bound model's)."""
         self.spring_values = spring_values or {}
+        self.learned_values = learned_values or {}
         self.lo: list[float] = [0.0, -UNBOUNDED]
         self.hi: list[float] = [BIG, UNBOUNDED]
         self.whole: list[bool] = [True, False]
@@ -76,6 +83,7 @@ class Layout:
                 self._add(*([(-bound, bound, False)] * width + [(0, 0, True)] * (4 - width)))
         self.nodes = []
         self.inertial_poses = {}
+        self.learned_poses = {}
         for k, node in enumerate(graph.nodes):
             self.nodes.append(len(self.lo))
             self._add((0, 1, False), (0, 1, False))
@@ -84,6 +92,9 @@ class Layout:
             if node.kind == NodeKind.inertialize:
                 self.inertial_poses[k] = poses
                 poses += 4
+            elif node.kind == NodeKind.learned_motion_matching:
+                self.learned_poses[k] = poses
+                poses += 1
         self.size = len(self.lo)
         self.pose_count = poses
         self.lo_array = np.array(self.lo)
@@ -130,6 +141,11 @@ class Layout:
             S, n = MAX_GRAPH_SECONDS, d.history_count
             self._add((0, 1, True), (0, BIG, True), (0, S, False), (0, S, False), (0, n, True))
             self._add(*[(0, BIG, True)] * n)
+        elif kind == NodeKind.learned_motion_matching:
+            S, (n, events) = MAX_GRAPH_SECONDS, self.learned_values.get(self._k, (0, 0))
+            self._add((0, 1, True), (0, S, False), (0, S, False), (0, 1, True), (0, 1, True))
+            self._add(*[(0, 1, True)] * events)
+            self._add(*[(-UNBOUNDED, UNBOUNDED, False)] * (2 * n))
         elif kind == NodeKind.inertialize:
             S = MAX_GRAPH_SECONDS
             F = S * MAX_GRAPH_TIME_FACTOR

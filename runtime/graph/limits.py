@@ -29,6 +29,12 @@ MAX_GRAPH_SECONDS = 1.0e6           # durations, cooldowns, seek times and state
 MAX_GRAPH_MATCH_COST = 1.0e6        # |a motion matching node's biases, costs and threshold|
 MAX_GRAPH_MATCH_QUERIES = 64        # query inputs of one motion matching node
 
+# MANI_GRAPH_LEARNED_MAX_STEPS: the most steps of its model a learned motion matching node
+# takes in one update. Eight steps of a 30 Hz model cover a 4 Hz frame; a longer update
+# (a hitch, a paused game's first frame) drops the rest rather than costing a Stepper run
+# per missed step, and the node's next projection catches up with the query.
+GRAPH_LEARNED_MAX_STEPS = 8
+
 # MANI_GRAPH_EVENT_THRESHOLD: an update lists a clip node's events when its share of the
 # output is above this (a clip slot built with all_events lists them at any share above 0).
 # A tenth keeps the footsteps of the clips a blend space leans on and drops the ones it

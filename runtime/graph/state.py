@@ -131,6 +131,7 @@ def _check_poses(b, A: np.ndarray, at: int) -> None:
         unit += [first, first + 1]
         if b.graph.nodes[k].data.method == InertializeMethod.dead_blending:
             unit.append(first + 2)
+    unit += list(b.layout.learned_poses.values())
     for p in sorted(unit):
         q = A[p, :, 3:7].astype(np.float64)
         length = np.sqrt(np.einsum("ij,ij->i", q, q))

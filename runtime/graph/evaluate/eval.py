@@ -2,7 +2,11 @@
 
 Each node of weight above 0, in order, writes its slot: a clip sampled at its playhead (a
 retargeted clip sampled on its map's source skeleton, then carried through the map; a motion
-matching node's entry's clip, mirrored for a mirrored entry); a
+matching node's entry's clip, mirrored for a mirrored entry; a learned node's model
+decompressed at its state, or the pose its last update cached when the cached state's
+bytes are the state's, the rest pose before its first state or when the model gives a
+value past the float range: the evaluation then completes and raises FormatError, the
+node marked failed); a
 blend, a space or a machine blending its weighted inputs by the shares the update kept; a
 mask or a one-shot blending base and overlay bone by bone; an additive layer adding its
 difference; a select, time scale or seek passing its input on; an inertialize node putting
@@ -29,9 +33,9 @@ import numpy as np
 
 from . import kernels, solvers
 from ...core import jit
-from ...core.errors import CapacityError, InvalidError
+from ...core.errors import CapacityError, FormatError, InvalidError
 from ...core.memory import caller_bytes
-from ..learned import refuse_learned_nodes
+from ..update.learned import work as learned_work
 from ..limits import GRAPH_NONE
 from ..source import BodySolver, InertializeMethod, NodeKind
 from ...ik.body.description import scratch_size as body_scratch
@@ -49,7 +53,7 @@ from ...physics.spring import SPRING_MAX_STEPS
 class _Lanes:
     """One evaluation's instances, their scalars (lanes, scalars) and slots."""
 
-    __slots__ = ("insts", "S", "slots", "own", "transfer")
+    __slots__ = ("insts", "S", "slots", "own", "transfer", "failed")
 
     def __init__(self, insts, S, slots, transfer):
         self.insts = insts
@@ -57,6 +61,7 @@ class _Lanes:
         self.slots = slots
         self.own = len(insts) == 1       # S is the instance's own (written in place)
         self.transfer = transfer         # a mapped clip's working memory (None: no map slots)
+        self.failed = []                 # learned nodes whose model failed
 
 
 class Steps:
@@ -64,7 +69,6 @@ class Steps:
     function of the lanes) in node order, then the output."""
 
     def __init__(self, b, bones: np.ndarray):
-        refuse_learned_nodes(b.graph, "evaluated")
         self.rows = bones
         self.rests = np.ascontiguousarray(b.rests_soa[:, bones])
         self.count = b.graph.slot_count + 1         # the graph's slots, then the rest pose
@@ -112,6 +116,8 @@ def evaluate_lanes(insts: list, locals_: np.ndarray, scratch=None, plan=None) ->
     for step in st.nodes:
         step(e)
     kernels.write_out(S, st.last, e.slots, st.output, st.rows, locals_)
+    if e.failed:
+        raise FormatError(f"learned nodes {sorted(set(e.failed))}: their model gave a value past the float range", 0)
 
 
 def _mine(st: Steps, what: str, m: int) -> np.ndarray:
@@ -350,6 +356,40 @@ def _matching(b, st, k, node):
     return step
 
 
+def _learned(b, st, k, node):
+    """A learned node: each weighing lane's cached pose when its cached state is its state
+    (byte for byte), else its model decompressed at its state; the rest pose before its first
+    state, and for a lane whose model fails (marked failed, in the instance's own scalars)."""
+    r = b.runs[k]
+    base, n = b.layout.nodes[k], r.model.state_count
+    sk = b.skeleton
+    local = threading.local()           # each thread's working memory
+
+    def step(e):
+        S = e.S
+        for lane, inst in enumerate(e.insts):
+            if not S[lane, base] > 0.0:
+                continue
+            if not S[lane, r.has]:
+                e.slots[node.slot, :, lane] = st.rests
+                continue
+            state = S[lane, r.state:r.state + n]
+            if S[lane, r.cached] and state.tobytes() == S[lane, r.cache_state:r.cache_state + n].tobytes():
+                e.slots[node.slot, :, lane] = inst.poses[r.pose][st.rows].T
+                continue
+            w = learned_work(r, sk, local)
+            w.state[:] = state
+            try:
+                r.model.decompress(w.state, w.out, w.scratch)
+            except FormatError:
+                e.slots[node.slot, :, lane] = st.rests
+                S[lane, r.failed] = inst.scalars[r.failed] = 1.0
+                e.failed.append(k)
+                continue
+            e.slots[node.slot, :, lane] = w.out.pose.locals[st.rows].T
+    return step
+
+
 def _mirror(b, st, k, node):
     """The map's table on the rows evaluated: each row's partner as a row."""
     m = b.mirror_map
@@ -474,7 +514,7 @@ _MAKE = {NodeKind.clip: _clip, NodeKind.blend: _blend, NodeKind.blend_1d: _blend
          NodeKind.pose_parameter: _pose_parameter, NodeKind.mirror: _mirror,
          NodeKind.two_bone_ik: _solver, NodeKind.aim_ik: _solver, NodeKind.ccd_ik: _solver,
          NodeKind.fabrik_ik: _solver, NodeKind.springs: _springs, NodeKind.body_ik: _body,
-         NodeKind.motion_matching: _matching}
+         NodeKind.motion_matching: _matching, NodeKind.learned_motion_matching: _learned}
 
 _KERNELS = {NodeKind.clip: kernels.sample_clip, NodeKind.blend: kernels.mix,
             NodeKind.blend_1d: kernels.mix, NodeKind.blend_2d_banded: kernels.mix,

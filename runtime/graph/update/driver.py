@@ -23,7 +23,11 @@ seek (NaN: none).
    source states, for the next update's transitions.
 
 A motion matching node decides in pass 1 (update/matching.py: its playhead, its searches,
-its jumps); its events and root motion join the clip nodes' in pass 2, in node order.
+its jumps), and so does a learned node (update/learned.py: its steps, projections and
+decompression); their events and root motion join the clip nodes' in pass 2, in node order.
+When a learned node's model gave a value past the float range, the update completes for
+every node and then raises FormatError carrying, as `.written`, what the call returns
+(update_many: the list), the failing nodes marked failed (maniGraphInstance_InspectNode).
 
 A machine takes the highest priority transition whose conditions hold (ties in source
 order) from its current state or any state; while a fade is under way only those its
@@ -52,9 +56,10 @@ import numpy as np
 
 from ...core import args
 from ...core.jit import kernel
-from ..learned import refuse_learned_nodes
+from ...core.errors import FormatError
 from ..source import NodeKind
 from . import machine, nodes
+from .learned import LearnedStep, make_learned
 from .matching import MatchStep, make_matching
 from .clips import (ALL_EVENTS, BASE, EV, EV_END, LAST, LEADER, MIRROR, MK, MK_END, MV, NODE, REPEAT, RUN_COLUMNS,
                     play_clips)
@@ -68,7 +73,10 @@ slot, the event's name and time in the clip, and the node's share of the output.
 def update(inst, delta, capacity=None):
     """(events, event count, root move) of one step; see the module's description."""
     delta, capacity = _checked(delta, capacity)
-    return _run([inst], inst.scalars[None], delta, capacity)[0]
+    results, failed = _run([inst], inst.scalars[None], delta, capacity)
+    if failed:
+        _fail(failed, results[0])
+    return results[0]
 
 
 def update_many(insts: list, delta, capacity=None) -> list:
@@ -76,10 +84,18 @@ def update_many(insts: list, delta, capacity=None) -> list:
     gives it."""
     delta, capacity = _checked(delta, capacity)
     S = np.stack([inst.scalars for inst in insts], out=_scratch(tables(insts[0].binding), len(insts))[0])
-    results = _run(insts, S, delta, capacity)
+    results, failed = _run(insts, S, delta, capacity)
     for inst, row in zip(insts, S):
         inst.scalars[:] = row
+    if failed:
+        _fail(failed, results)
     return results
+
+
+def _fail(failed: list, written) -> None:
+    err = FormatError(f"learned nodes {sorted(set(failed))}: their model gave a value past the float range", 0)
+    err.written = written
+    raise err
 
 
 def _checked(delta, capacity) -> tuple:
@@ -113,6 +129,12 @@ def _run(insts, S, delta, capacity) -> list:
     extra_moves = np.empty((m, len(t.matching), 7))
     extra_weights = np.empty((m, len(t.matching)))
     kept = [step_.kept() for step_ in t.matching]
+    failed = []
+    for step_, k in zip(t.matching, kept):
+        if isinstance(step_, LearnedStep):
+            step_.keep_poses(insts)
+            if k.failed.any():
+                failed.append(step_.node)
     for x, k in enumerate(kept):
         extra_moves[:, x] = k.moves
         extra_weights[:, x] = k.weights
@@ -129,7 +151,7 @@ def _run(insts, S, delta, capacity) -> list:
             if k.events[lane]:
                 events = _matched_events(events, step_.node, k.events[lane], float(S[lane, step_.base]))
         out.append((events if capacity is None else events[:capacity], len(events), moves[lane]))
-    return out
+    return out, failed
 
 
 def _matched_events(events: list, node: int, mine: list, weight: float) -> list:
@@ -160,7 +182,7 @@ def _start(P):
 
 # ---- the binding's tables --------------------------------------------------------------------------------
 STEP_MAKERS = {**nodes.STEP_MAKERS, NodeKind.state_machine: machine.make_machine,
-               NodeKind.motion_matching: make_matching}
+               NodeKind.motion_matching: make_matching, NodeKind.learned_motion_matching: make_learned}
 """Each deciding node kind's step maker (binding, node index, node) -> step(S, P, step); the
 binding lists them from the output down (GraphBinding.deciders)."""
 
@@ -180,7 +202,6 @@ class Tables:
     groups' runs; each machine's latch step."""
 
     def __init__(self, b):
-        refuse_learned_nodes(b.graph, "updated")
         self.count = len(b.graph.nodes)
         self.size = b.layout.size
         self.local = threading.local()      # each thread's working arrays
@@ -218,5 +239,6 @@ class Tables:
         self.groups = np.array([x for g in groups for x in g], dtype=np.int64)
         self.group_start = np.cumsum([0] + [len(g) for g in groups]).astype(np.int64)
         self.latches = [machine.latch_step(self, b, m, index, names) for m in b.machines if m.latch_events]
-        self.matching = sorted((d for d in self.deciders if isinstance(d, MatchStep)), key=lambda d: d.node)
+        self.matching = sorted((d for d in self.deciders if isinstance(d, (MatchStep, LearnedStep))),
+                               key=lambda d: d.node)
         self.extra_nodes = np.array([d.node for d in self.matching], dtype=np.int64)
