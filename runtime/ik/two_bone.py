@@ -25,13 +25,14 @@ from ..core.errors import InvalidError
 from ..pose.pose import DIFFERENCE, PoseBatch
 from ..pose.skeleton import opened
 from . import entry
+from .kept import Kept
 from .kernels import NOT_ANCESTORS, two_bone, two_bone_batch
 
 Vector = Sequence[float]
 
 
 @dataclass
-class TwoBoneSolve:
+class TwoBoneSolve(Kept):
     """maniTwoBoneSolve. Goal and pole in the pose's model space (the pole a direction);
     the hinge an axis in the middle bone's local frame; twist in radians."""
 
@@ -51,13 +52,18 @@ class TwoBoneSolve:
 def _converted(skeleton, solve) -> tuple:
     if not isinstance(solve, TwoBoneSolve):
         raise InvalidError("solve is not a TwoBoneSolve")
+    kept = solve.kept(skeleton)
+    if kept is not None:
+        return kept
     bones = (entry.bone(solve.start, skeleton, "start"),
              entry.bone(solve.middle, skeleton, "middle"), entry.bone(solve.end, skeleton, "end"))
     params = np.array(entry.vector(solve.goal, "goal") + entry.vector(solve.pole, "pole")
                       + entry.vector(solve.hinge, "hinge")
                       + [entry.number(solve.twist, "twist"), entry.fraction(solve.soften, "soften"),
                          entry.fraction(solve.weight, "weight")])
-    return bones, params
+    return solve.keep(skeleton, (), (solve.start, solve.middle, solve.end, solve.goal, solve.pole,
+                                     solve.hinge, solve.twist, solve.soften, solve.weight),
+                      (bones, params))
 
 
 def _refused(code: int) -> None:
