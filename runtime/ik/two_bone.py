@@ -21,8 +21,9 @@ from typing import Sequence
 
 import numpy as np
 
+from ..core import threads
 from ..core.errors import InvalidError
-from ..pose.pose import DIFFERENCE, PoseBatch
+from ..pose.pose import DIFFERENCE, SPAN_POSES, PoseBatch
 from ..pose.skeleton import opened
 from . import entry
 from .kept import Kept
@@ -86,7 +87,8 @@ def solve_two_bone_batch(batch: PoseBatch, skeleton, solve: TwoBoneSolve, goals=
                          reached=None) -> np.ndarray:
     """The solve on every pose of a batch in one call, pose i toward goals[i] ((poses, 3),
     the solve's goal for all when None); `reached` ((poses,) bool, or new) says which
-    reached. Each pose's result equals the single solve's bit for bit."""
+    reached. Each pose's result equals the single solve's bit for bit, on any number of
+    threads (a big batch is cut into spans of poses, one a core: core.threads)."""
     opened(skeleton)
     if not isinstance(batch, PoseBatch):
         raise InvalidError("batch is not a PoseBatch")
@@ -104,7 +106,13 @@ def solve_two_bone_batch(batch: PoseBatch, skeleton, solve: TwoBoneSolve, goals=
         entry.args.output(reached, "b", (count,), "reached")
     skeleton.check_parents()
     found = np.zeros(count, dtype=np.bool_)
-    _refused(two_bone_batch(skeleton.parents, batch.locals, *bones, params, goals, found))
+    parents, locals_, codes = skeleton.parents, batch.locals, [0]
+
+    def span(lo, hi):     # each pose on its own: the same bits on any thread count
+        code = two_bone_batch(parents, locals_[lo:hi], *bones, params, goals[lo:hi], found[lo:hi])
+        codes.append(code)  # a refusal is the skeleton's: every span refuses before it writes
+    threads.run_spans(span, 0, count, SPAN_POSES)
+    _refused(min(codes))
     batch.mark_kind(False)          # none was a difference: every model now stale
     if reached is None:
         return found
