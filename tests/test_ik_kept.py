@@ -129,3 +129,24 @@ def test_body_follows_its_effectors_and_settings_edited_in_place(solver):
     solve.effectors[1].strength = 2.0   # out of [0, 1]: refused
     with pytest.raises(InvalidError):
         solved(solver, solve, scratch)
+
+
+class Unequal:
+    """An item whose comparison raises: a kept description meeting it converts anew."""
+
+    def __eq__(self, other):
+        raise ValueError("no comparison")
+
+    __hash__ = None
+
+
+def test_an_item_that_cannot_be_compared_is_refused_not_raised():
+    eyes = REST.model[B["head"], :, 3].astype(float)
+    solve = rt.AimSolve([B["neck"], B["head"]], tuple(eyes + [1.0, 0.2, 2.0]))
+    same(rt.solve_aim, solve)
+    for odd in (Unequal(), np.arange(3.0)):
+        solve.bones[0] = odd
+        with pytest.raises(InvalidError):
+            solved(rt.solve_aim, solve)
+        solve.bones[0] = B["neck"]
+        same(rt.solve_aim, solve)

@@ -33,9 +33,13 @@ class Kept:
         """What was kept for this skeleton, or None; `lists` the description's mutable
         values, each compared with its snapshot."""
         k = self._kept
-        if k is None or k[0] is not skeleton or k[1] != _EDITS[0] or k[2] != lists:
+        if k is None or k[0] is not skeleton or k[1] != _EDITS[0]:
             return None
-        return k[3]
+        try:
+            same = bool(k[2] == lists)
+        except Exception:       # an item put in a list whose comparison fails: convert anew
+            same = False
+        return k[3] if same else None
 
     def keep(self, skeleton, lists, fields, value):
         """Keeps `value` (the conversion) when every one of `lists` has a snapshot and every
