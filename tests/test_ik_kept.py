@@ -18,8 +18,14 @@ REST = rt.Pose(SK)
 
 
 def fresh(solve):
-    """The same description, never kept: every record copied."""
-    return copy.deepcopy(solve)
+    """The same description, never kept: every record copied, nothing kept carried over."""
+    copied = copy.deepcopy(solve)
+    copied.__dict__.pop("_kept", None)
+    return copied
+
+
+def kept(solve) -> bool:
+    return solve.__dict__.get("_kept") is not None
 
 
 def solved(solver, solve, *extra, skeleton=SK):
@@ -47,6 +53,7 @@ def test_two_bone_follows_a_set_goal_and_an_edited_list():
     goal = tuple(hip() + [0.05, -0.6, 0.15])
     solve = rt.TwoBoneSolve(B["upleg_l"], B["leg_l"], B["foot_l"], goal, pole=(0.0, 0.0, 1.0))
     same(rt.solve_two_bone, solve)
+    assert kept(solve)
     solve.goal = tuple(hip() + [-0.2, -0.4, 0.3])
     same(rt.solve_two_bone, solve)
     solve.goal = list(solve.goal)
@@ -89,6 +96,7 @@ def test_chains_follow_their_limits_edited_in_place(solver):
     goal = tuple(hip() + [0.3, -0.5, 0.2])
     solve = rt.ChainSolve(B["upleg_l"], B["foot_l"], goal, iterations=8, tolerance=0.0)
     same(solver, solve)
+    assert kept(solve)
     solve.limits.append(rt.HingeLimit(knee, (1.0, 0.0, 0.0), -0.5, 0.5))
     same(solver, solve)
     solve.limits[0].maximum = 0.1
@@ -117,6 +125,7 @@ def test_body_follows_its_effectors_and_settings_edited_in_place(solver):
     solve = rt.BodySolve(top=B["hips"], effectors=effectors, iterations=4, tolerance=0.0)
     scratch = np.zeros(200_000, dtype=np.uint8)
     same(solver, solve, scratch)
+    assert kept(solve)
     solve.effectors[0].goal = tuple(REST.model[B["hand_l"], :, 3] + [-0.2, 0.1, 0.0])
     same(solver, solve, scratch)
     solve.effectors.append(rt.BodyEffector(B["head"], tuple(REST.model[B["head"], :, 3] + 0.1)))
@@ -144,6 +153,7 @@ def test_an_item_that_cannot_be_compared_is_refused_not_raised():
     eyes = REST.model[B["head"], :, 3].astype(float)
     solve = rt.AimSolve([B["neck"], B["head"]], tuple(eyes + [1.0, 0.2, 2.0]))
     same(rt.solve_aim, solve)
+    assert kept(solve)
     for odd in (Unequal(), np.arange(3.0)):
         solve.bones[0] = odd
         with pytest.raises(InvalidError):

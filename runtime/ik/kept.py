@@ -18,6 +18,7 @@ import numpy as np
 
 _EDITS = [0]        # edits of any Part, ever: a kept description made before one is stale
 _SCALARS = (int, float, bool, np.float64, np.float32, np.int64, np.int32, type(None))
+UNSEEN = object()   # snapshot's answer for a value that can change unseen
 
 
 class Kept:
@@ -45,7 +46,7 @@ class Kept:
         """Keeps `value` (the conversion) when every one of `lists` has a snapshot and every
         one of the other `fields` can change only by being set."""
         snaps = tuple(snapshot(v) for v in lists)
-        if all(s is not None for s in snaps) and all(_frozen(v) for v in fields):
+        if all(s is not UNSEEN for s in snaps) and all(_frozen(v) for v in fields):
             object.__setattr__(self, "_kept", (skeleton, _EDITS[0], snaps, value))
         return value
 
@@ -68,7 +69,7 @@ def _frozen(value) -> bool:
 
 def snapshot(value):
     """A copy of `value` that compares equal to it while it is unchanged (a list as a list,
-    a tuple as itself), or None when it holds something that can change unseen."""
+    a tuple as itself), or UNSEEN when it holds something that can change unseen."""
     if type(value) is list:
-        return list(value) if all(_frozen(v) for v in value) else None
-    return value if _frozen(value) else None
+        return list(value) if all(_frozen(v) for v in value) else UNSEEN
+    return value if _frozen(value) else UNSEEN
