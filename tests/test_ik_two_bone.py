@@ -176,14 +176,15 @@ def test_weight_takes_the_turns_that_fraction_of_the_way(weight):
         assert abs(half - 0.5 * whole) <= 1e-5
 
 
-def test_the_batch_equals_the_single_solves_bit_for_bit():
+@pytest.mark.parametrize("count", [20, 300])     # 300: spans of poses on several threads
+def test_the_batch_equals_the_single_solves_bit_for_bit(count):
     sk, pose, p, l1, l2, goal, pole = random_problem(9, 0.5)
     rng = np.random.default_rng(0)
-    batch = rt.PoseBatch(sk, 20)
+    batch = rt.PoseBatch(sk, count)
     batch.locals[...] += rng.normal(scale=1e-2, size=batch.locals.shape).astype(np.float32)
-    goals = p[START] + rng.normal(scale=0.5, size=(20, 3)) * (l1 + l2)
+    goals = p[START] + rng.normal(scale=0.5, size=(count, 3)) * (l1 + l2)
     singles = []
-    for i in range(20):
+    for i in range(count):
         one = rt.Pose(sk)
         one.locals[...] = batch.locals[i]
         singles.append((solve_two_bone(one, sk, TwoBoneSolve(START, MIDDLE, END, tuple(goals[i]),
@@ -194,6 +195,11 @@ def test_the_batch_equals_the_single_solves_bit_for_bit():
         assert reached[i] == r
         assert batch.locals[i].tobytes() == locals_.tobytes()
     assert not any(p.is_model_current for p in batch.poses)
+    before = batch.buffer.copy()
+    with pytest.raises(rt.InvalidError):    # refused by every span, before any writes
+        solve_two_bone_batch(batch, sk, TwoBoneSolve(MIDDLE, START, END, (0.0, 0.0, 0.0)), goals,
+                             reached)
+    assert batch.buffer.tobytes() == before.tobytes()
 
 
 def test_root_path_lists_the_bones_a_solve_reads():

@@ -1,8 +1,9 @@
 """Inverse kinematics on a pose (ik.h): two-bone chains, aim chains, and longer chains by
 CCD and FABRIK within joint limits. Each solver reads the pose's locals, composes the frames
 of its bones' root path itself (chain.py; the pose's model need not be current), writes the
-locals it turns and leaves the model stale; stateless. The full-body solvers, XPBD and SDLS
-over one description, are in `body`."""
+locals it turns and leaves the model stale; stateless (a description converted once is kept
+on it while unchanged: kept.py). The full-body solvers, XPBD and SDLS over one description,
+are in `body`."""
 from . import body
 from .aim import AimSolve, solve_aim
 from .chain import root_path

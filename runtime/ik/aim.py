@@ -27,6 +27,7 @@ import numpy as np
 
 from ..core.errors import InvalidError, LimitError
 from . import entry
+from .kept import Kept
 from .kernels import NOT_ANCESTORS, aim
 from .limits import AIM_MAX_CONE, MAX_AIM_BONES
 
@@ -35,7 +36,7 @@ UNIT_TOLERANCE = 1e-3       # a forward of length 1 within a thousandth
 
 
 @dataclass
-class AimSolve:
+class AimSolve(Kept):
     """maniAimSolve. Goal and pole in the pose's model space; forward, up and offset in the
     aiming bone's local frame; twist and cone in radians."""
 
@@ -79,12 +80,8 @@ def _shares(value, count: int) -> np.ndarray:
     return np.array(shares)
 
 
-def solve_aim(pose, skeleton, solve: AimSolve) -> bool:
-    """Aims the bones of `pose` at the goal; whether the forward reached it. The turned
-    locals are written, the model left stale; a refusal writes nothing."""
-    locals_ = entry.target(pose, skeleton)
-    if not isinstance(solve, AimSolve):
-        raise InvalidError("solve is not an AimSolve")
+def _converted(skeleton, solve: AimSolve) -> tuple:
+    """The bones, shares and params the kernel takes, kept on the solve when it allows."""
     bones = _bones(skeleton, solve.bones)
     shares = _shares(solve.shares, len(bones))
     forward = entry.vector(solve.forward, "forward")
@@ -98,7 +95,19 @@ def solve_aim(pose, skeleton, solve: AimSolve) -> bool:
                       + entry.vector(solve.pole, "pole") + entry.vector(solve.offset, "offset")
                       + [entry.number(solve.twist, "twist"), cone,
                          entry.fraction(solve.weight, "weight")])
-    code = aim(skeleton.parents, locals_, bones, shares, params)
+    return solve.keep(skeleton, (solve.bones, solve.shares),
+                      (solve.goal, solve.forward, solve.up, solve.pole, solve.offset, solve.twist,
+                       solve.cone, solve.weight), (bones, shares, params))
+
+
+def solve_aim(pose, skeleton, solve: AimSolve) -> bool:
+    """Aims the bones of `pose` at the goal; whether the forward reached it. The turned
+    locals are written, the model left stale; a refusal writes nothing."""
+    locals_ = entry.target(pose, skeleton)
+    if not isinstance(solve, AimSolve):
+        raise InvalidError("solve is not an AimSolve")
+    converted = solve.kept(skeleton, solve.bones, solve.shares) or _converted(skeleton, solve)
+    code = aim(skeleton.parents, locals_, *converted)
     if code == NOT_ANCESTORS:
         raise InvalidError("bones are not each an ancestor of the next")
     pose.mark_stale()

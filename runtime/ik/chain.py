@@ -94,7 +94,7 @@ def load(locals_, path, loc, pos, rot, lin):
     recompose(loc, pos, rot, lin, 0, k - 1)
 
 
-@kernel(inner=True)
+@kernel(inner=True, inline=True)
 def refresh(loc, pos, rot, lin, i):
     """Place i's model frame from place i - 1's (or its local alone at place 0)."""
     tx, ty, tz = loc[i, 0], loc[i, 1], loc[i, 2]
@@ -130,22 +130,22 @@ def recompose(loc, pos, rot, lin, first, last):
         refresh(loc, pos, rot, lin, i)
 
 
-@kernel(inner=True)
+@kernel(inner=True, inline=True)
 def point(pos, i):
     return (pos[i, 0], pos[i, 1], pos[i, 2])
 
 
-@kernel(inner=True)
+@kernel(inner=True, inline=True)
 def rotation(rot, i):
     return (rot[i, 0], rot[i, 1], rot[i, 2], rot[i, 3])
 
 
-@kernel(inner=True)
+@kernel(inner=True, inline=True)
 def local_rotation(loc, i):
     return (loc[i, 3], loc[i, 4], loc[i, 5], loc[i, 6])
 
 
-@kernel(inner=True)
+@kernel(inner=True, inline=True)
 def applied(lin, i, v):
     """Place i's rotation-scale block times v: a point fixed to the bone, from its origin."""
     return (lin[i, 0, 0] * v[0] + lin[i, 0, 1] * v[1] + lin[i, 0, 2] * v[2],
@@ -153,14 +153,14 @@ def applied(lin, i, v):
             lin[i, 2, 0] * v[0] + lin[i, 2, 1] * v[1] + lin[i, 2, 2] * v[2])
 
 
-@kernel(inner=True)
+@kernel(inner=True, inline=True)
 def set_local_rotation(loc, pos, rot, lin, i, q):
     """Place i's local rotation set to the unit q, its frame refreshed."""
     loc[i, 3], loc[i, 4], loc[i, 5], loc[i, 6] = q[0], q[1], q[2], q[3]
     refresh(loc, pos, rot, lin, i)
 
 
-@kernel(inner=True)
+@kernel(inner=True, inline=True)
 def turn(loc, pos, rot, lin, i, r):
     """Place i turned by the model-space turn r about its origin (the places below it are
     stale until recomposed)."""
@@ -169,7 +169,7 @@ def turn(loc, pos, rot, lin, i, r):
     set_local_rotation(loc, pos, rot, lin, i, qunit(qmul(qconj(parent), qmul(r, rotation(rot, i)))))
 
 
-@kernel(inner=True)
+@kernel(inner=True, inline=True)
 def turn_rotation(loc, rot, i, r):
     """`turn` for a solver that needs only place i's rotation until it next recomposes
     (CCD's sweep): its local and model rotations, not its matrix."""

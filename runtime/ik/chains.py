@@ -26,6 +26,7 @@ from ..core import args
 from ..core.errors import InvalidError, LimitError
 from . import entry
 from .joints import packed
+from .kept import Kept
 from .kernels import (CCD, CHAIN_TOO_LONG, FABRIK, HINGE_ALONG_BONE, LIMIT_OFF_CHAIN,
                       NOT_ANCESTORS, chain)
 from .limits import MAX_IK_CHAIN_BONES, MAX_IK_ITERATIONS
@@ -41,7 +42,7 @@ _REFUSALS = {
 
 
 @dataclass
-class ChainSolve:
+class ChainSolve(Kept):
     """maniChainSolve. Goal, pole and the wanted end rotation (x y z w, any length but 0)
     in the pose's model space; step in radians."""
 
@@ -61,6 +62,9 @@ class ChainSolve:
 def _params(skeleton, solve, mode: int):
     if not isinstance(solve, ChainSolve):
         raise InvalidError("solve is not a ChainSolve")
+    kept = solve.kept(skeleton, solve.limits, mode)
+    if kept is not None:
+        return kept
     root = entry.bone(solve.root, skeleton, "root")
     end = entry.bone(solve.end, skeleton, "end")
     iterations = args.integer(solve.iterations, "iterations")
@@ -87,7 +91,10 @@ def _params(skeleton, solve, mode: int):
     params = np.array(entry.vector(solve.goal, "goal") + pole + [v / size for v in rotation]
                       + [entry.fraction(solve.rotation_weight, "rotation weight"), tolerance,
                          step, entry.fraction(solve.weight, "weight")])
-    return root, end, iterations, limits, params
+    return solve.keep(skeleton, (solve.limits, mode),
+                      (solve.root, solve.end, solve.iterations, solve.tolerance, solve.step,
+                       solve.pole, solve.rotation, solve.rotation_weight, solve.weight,
+                       solve.goal), (root, end, iterations, limits, params))
 
 
 def _solve(pose, skeleton, solve, mode: int, iterations_out) -> bool:

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..core.errors import InvalidError
 from . import entry
+from .kept import Part
 
 
 class LimitKind(IntEnum):
@@ -33,7 +34,7 @@ class LimitKind(IntEnum):
 
 
 @dataclass
-class HingeLimit:
+class HingeLimit(Part):
     bone: int
     axis: Sequence[float] = (0.0, 0.0, 1.0)
     minimum: float = -math.pi
@@ -41,13 +42,13 @@ class HingeLimit:
 
 
 @dataclass
-class ConeLimit:
+class ConeLimit(Part):
     bone: int
     maximum: float = math.pi
 
 
 @dataclass
-class TwistLimit:
+class TwistLimit(Part):
     bone: int
     minimum: float = -math.pi
     maximum: float = math.pi

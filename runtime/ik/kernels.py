@@ -293,7 +293,7 @@ def limited(q, rest, kind, axis, bone_axis, low, high):
     return qunit(qmul(rest, delta))
 
 
-@kernel(inner=True)
+@kernel(inner=True, inline=True)
 def _limit(loc, pos, rot, lin, i, rests, path, kinds, places, data, axes, limited_places):
     """Place i's limits applied in their order (its frame refreshed)."""
     if not limited_places[i]:

@@ -21,17 +21,19 @@ from typing import Sequence
 
 import numpy as np
 
+from ..core import threads
 from ..core.errors import InvalidError
-from ..pose.pose import DIFFERENCE, PoseBatch
+from ..pose.pose import DIFFERENCE, SPAN_POSES, PoseBatch
 from ..pose.skeleton import opened
 from . import entry
+from .kept import Kept
 from .kernels import NOT_ANCESTORS, two_bone, two_bone_batch
 
 Vector = Sequence[float]
 
 
 @dataclass
-class TwoBoneSolve:
+class TwoBoneSolve(Kept):
     """maniTwoBoneSolve. Goal and pole in the pose's model space (the pole a direction);
     the hinge an axis in the middle bone's local frame; twist in radians."""
 
@@ -51,13 +53,18 @@ class TwoBoneSolve:
 def _converted(skeleton, solve) -> tuple:
     if not isinstance(solve, TwoBoneSolve):
         raise InvalidError("solve is not a TwoBoneSolve")
+    kept = solve.kept(skeleton)
+    if kept is not None:
+        return kept
     bones = (entry.bone(solve.start, skeleton, "start"),
              entry.bone(solve.middle, skeleton, "middle"), entry.bone(solve.end, skeleton, "end"))
     params = np.array(entry.vector(solve.goal, "goal") + entry.vector(solve.pole, "pole")
                       + entry.vector(solve.hinge, "hinge")
                       + [entry.number(solve.twist, "twist"), entry.fraction(solve.soften, "soften"),
                          entry.fraction(solve.weight, "weight")])
-    return bones, params
+    return solve.keep(skeleton, (), (solve.start, solve.middle, solve.end, solve.goal, solve.pole,
+                                     solve.hinge, solve.twist, solve.soften, solve.weight),
+                      (bones, params))
 
 
 def _refused(code: int) -> None:
@@ -80,7 +87,8 @@ def solve_two_bone_batch(batch: PoseBatch, skeleton, solve: TwoBoneSolve, goals=
                          reached=None) -> np.ndarray:
     """The solve on every pose of a batch in one call, pose i toward goals[i] ((poses, 3),
     the solve's goal for all when None); `reached` ((poses,) bool, or new) says which
-    reached. Each pose's result equals the single solve's bit for bit."""
+    reached. Each pose's result equals the single solve's bit for bit, on any number of
+    threads (a big batch is cut into spans of poses, one a core: core.threads)."""
     opened(skeleton)
     if not isinstance(batch, PoseBatch):
         raise InvalidError("batch is not a PoseBatch")
@@ -98,7 +106,13 @@ def solve_two_bone_batch(batch: PoseBatch, skeleton, solve: TwoBoneSolve, goals=
         entry.args.output(reached, "b", (count,), "reached")
     skeleton.check_parents()
     found = np.zeros(count, dtype=np.bool_)
-    _refused(two_bone_batch(skeleton.parents, batch.locals, *bones, params, goals, found))
+    parents, locals_, codes = skeleton.parents, batch.locals, [0]
+
+    def span(lo, hi):     # each pose on its own: the same bits on any thread count
+        code = two_bone_batch(parents, locals_[lo:hi], *bones, params, goals[lo:hi], found[lo:hi])
+        codes.append(code)  # a refusal is the skeleton's: every span refuses before it writes
+    threads.run_spans(span, 0, count, SPAN_POSES)
+    _refused(min(codes))
     batch.mark_kind(False)          # none was a difference: every model now stale
     if reached is None:
         return found

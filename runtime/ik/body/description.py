@@ -20,6 +20,7 @@ from ...core.memory import caller_bytes
 from ...pose.pose import Pose
 from ...pose.skeleton import Skeleton, opened
 from . import kernels
+from ..kept import Kept, Part
 from ..limits import MAX_IK_ITERATIONS      # ik.h's, the same for every solver
 
 MAX_BODY_IK_EFFECTORS = 32      # MANI_MAX_BODY_IK_EFFECTORS
@@ -44,7 +45,7 @@ class BodyLimitKind(IntEnum):
 
 
 @dataclass
-class BodyLimit:
+class BodyLimit(Part):
     """maniBodyLimit. `axis` of length 1 within a thousandth; hinge and twist take
     -pi <= low <= high <= pi; a cone takes low 0 and high in [0, pi]."""
 
@@ -55,7 +56,7 @@ class BodyLimit:
 
 
 @dataclass
-class BodyEffector:
+class BodyEffector(Part):
     """maniBodyEffector: a bone whose origin is pulled to `goal` (model space) by its
     strength and, by `rotation_weight`, its model rotation toward `rotation` (x y z w, any
     length but 0). `pull_chain` turns its path toward the goal by that share before the
@@ -70,7 +71,7 @@ class BodyEffector:
 
 
 @dataclass
-class BodyBone:
+class BodyBone(Part):
     """maniBodyBone: one bone's settings. `stiffness` resists turning (1 locks the bone);
     `stretch` lets its origin leave its place in the parent (0 holds it; XPBD only);
     `preferred` is a turn from rest (a rotation vector, radians) the bone starts from by
@@ -85,7 +86,7 @@ class BodyBone:
 
 
 @dataclass
-class BodySolve:
+class BodySolve(Kept):
     """maniBodySolve. `pre_pull` moves a free top by that share of its effectors'
     strength-weighted mean miss before the passes."""
 
@@ -282,13 +283,25 @@ def body_ik_scratch_size(skeleton, solve) -> int:
         return 0
 
 
+def _packed(skeleton, solve) -> tuple[Packed, int]:
+    """pack's description and its scratch size, kept on the solve while it is unchanged."""
+    if isinstance(solve, BodySolve):
+        kept = solve.kept(skeleton, solve.effectors, solve.bones)
+        if kept is not None:
+            return kept
+    p = pack(skeleton, solve)
+    return solve.keep(skeleton, (solve.effectors, solve.bones),
+                      (solve.top, solve.top_mode, solve.pre_pull, solve.iterations,
+                       solve.tolerance), (p, scratch_size(p)))
+
+
 def prepare(pose, skeleton, solve, scratch) -> tuple[Packed, np.ndarray, int]:
     """The checks every solve makes before it writes anything: the description, the pose,
     the scratch (aligned to 8, at least the size query's bytes). Returns the packed
     description, the scratch as float64 and where its solver part begins."""
     args.of(pose, Pose, "pose")
     opened(skeleton)
-    p = pack(skeleton, solve)
+    p, need = _packed(skeleton, solve)
     if not pose.of(skeleton):
         raise InvalidError("a pose of another skeleton")
     if pose.is_difference:
@@ -296,7 +309,6 @@ def prepare(pose, skeleton, solve, scratch) -> tuple[Packed, np.ndarray, int]:
     if scratch is None:
         raise InvalidError("no scratch")
     buf = caller_bytes(scratch, 8, "scratch")
-    need = scratch_size(p)
     if buf.size < need:
         raise CapacityError(f"{buf.size} bytes of scratch for {need}", size=need)
     skeleton.check_parents()
