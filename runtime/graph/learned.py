@@ -15,7 +15,8 @@ import numpy as np
 from ..learned.model import LearnedModel
 from ..matching.database_build import DIMENSIONS, MatchChannelKind
 from .limits import GRAPH_NONE
-from .source import VALUE_WIDTH, NodeKind
+from .matching import query_fits
+from .source import NodeKind
 
 
 def model_fits(graph, slot: int, model, skeleton) -> bool:
@@ -29,12 +30,8 @@ def model_fits(graph, slot: int, model, skeleton) -> bool:
             continue
         if node.data.projector >= model.projector_count:
             return False
-        for channel, time, parameter in node.data.query:
-            if channel >= model.channel_count:
-                return False
-            c = model.channel(channel)
-            if time >= len(c.times) or VALUE_WIDTH[types[parameter]] != DIMENSIONS[MatchChannelKind(c.kind)]:
-                return False
+        if not query_fits(node.data.query, model, types):
+            return False
     return True
 
 

@@ -45,12 +45,20 @@ def database_fits(graph, slot: int, db, skeleton, mirror_map) -> bool:
     for node in graph.nodes:
         if node.kind != NodeKind.motion_matching or node.data.database != slot:
             continue
-        for channel, time, parameter in node.data.query:
-            if channel >= db.channel_count:
-                return False
-            c = db.channel(channel)
-            if time >= len(c.times) or VALUE_WIDTH[types[parameter]] != DIMENSIONS[MatchChannelKind(c.kind)]:
-                return False
+        if not query_fits(node.data.query, db, types):
+            return False
+    return True
+
+
+def query_fits(query, channels, types) -> bool:
+    """Whether each query input's channel and time are among `channels`' (a database's or a
+    learned model's) and its parameter is as wide as that channel."""
+    for channel, time, parameter in query:
+        if channel >= channels.channel_count:
+            return False
+        c = channels.channel(channel)
+        if time >= len(c.times) or VALUE_WIDTH[types[parameter]] != DIMENSIONS[MatchChannelKind(c.kind)]:
+            return False
     return True
 
 
