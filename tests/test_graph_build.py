@@ -184,6 +184,9 @@ def test_parameters():
     check(source([SubgraphNode(sub)], parameters=ps), R.Parameter, 0, LIST_PARAMETERS << LIST_SHIFT | 0)
     check(source([SubgraphNode(sub, {"rate": "t"})], parameters=ps), R.Parameter, 0,
           LIST_PARAMETERS << LIST_SHIFT | 0)
+    for not_a_mapping in (["rate", "t"], [("rate", "t")], "rate"):
+        check(source([SubgraphNode(sub, not_a_mapping)], parameters=ps), R.Parameter, 0,
+              LIST_PARAMETERS << LIST_SHIFT | 0xFFFFFF)
 
 
 def test_clips():

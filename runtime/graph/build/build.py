@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import heapq
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -149,8 +150,12 @@ def _subgraph(node: SubgraphNode, place: int, host: _Graph, top: Lists, skeleton
                            reason=BuildReason.MirrorGraph, item=place)
     # parameters by name
     host_names = {p.raw: k for k, p in enumerate(host.source_parameters)}
+    if not isinstance(node.parameters, (Mapping, type(None))):
+        raise InvalidError(f"node {place}: parameters is not a mapping of names",
+                           reason=BuildReason.Parameter, item=place,
+                           other=LIST_PARAMETERS << LIST_SHIFT | 0xFFFFFF)
     mapping = {}
-    for key, value in dict(node.parameters or {}).items():
+    for key, value in (node.parameters or {}).items():
         k = key.encode() if isinstance(key, str) else key
         v = value.encode() if isinstance(value, str) else value
         if not isinstance(k, bytes) or not isinstance(v, bytes) or \
