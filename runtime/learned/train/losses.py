@@ -39,8 +39,9 @@ def _forward(params, dims, x):
     return acts, acts[:, acts.shape[1] - int(dims[-1]):]
 
 
-def _backward(params, dims, x, acts, dout, grad):
-    dx = np.empty_like(x)
+def _backward(params, dims, x, acts, dout, grad, wanted=True):
+    """The gradient into grad; the one by x returned when wanted (else not computed)."""
+    dx = np.empty_like(x) if wanted else np.empty((x.shape[0], 0))
     kernels.backward(params, dims, x, acts, np.ascontiguousarray(dout), grad, dx)
     return dx
 
@@ -129,7 +130,7 @@ def decompressor_chunk(payload):
     dz3 = dz.reshape(c, w, latent)
     loss += _l1_rate(z.reshape(c, w, latent), np.zeros((c, w, latent)), W["dlatent"], batch,
                      rate, dz3)
-    _backward(comp, comp_dims, y, c_acts, dz, grad[:comp.size])
+    _backward(comp, comp_dims, y, c_acts, dz, grad[:comp.size], wanted=False)
     return grad, loss
 
 
@@ -181,7 +182,7 @@ def projector_chunk(payload):
     loss += _l1(mine - theirs, W["distance"], batch, g)
     dout[:, :features] += (g / np.maximum(mine, fk.TINY))[:, None] * gap
     grad = np.zeros(net.size)
-    _backward(net, dims, queries, acts, dout * out_scale, grad)
+    _backward(net, dims, queries, acts, dout * out_scale, grad, wanted=False)
     return grad, loss
 
 

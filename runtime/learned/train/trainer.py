@@ -346,15 +346,24 @@ class LearnedTrainer:
             results = self._collect(self._task_user, self._dispatch(self._task_user, run_chunk, tasks))
         finally:
             self._state = "live"
-        grad = np.zeros(self._params.size)
+        pairs = self._checked(results, len(tasks), self._params.size)
         loss = 0.0
-        for g, chunk_loss in self._checked(results, len(tasks), grad.size):
-            kernels.add_into(grad, g)
+        for _, chunk_loss in pairs:
             loss += chunk_loss
         o = self.options
         rate = o.learning_rate * o.decay ** (it // DECAY_EVERY)
-        kernels.adamw(self._params, grad, self._m, self._v, float(it + 1), rate, BETA1, BETA2,
-                      EPSILON, o.weight_decay)
+        grads = tuple(g for g, _ in pairs)
+
+        def step(lo: int, hi: int) -> None:
+            kernels.adamw(grads, self._params, self._m, self._v, lo, hi, float(it + 1), rate,
+                          BETA1, BETA2, EPSILON, o.weight_decay)
+        n = self._params.size
+        parts = 1 if self._pool is None else self._pool.workers
+        if parts == 1:
+            step(0, n)
+        else:           # the local pool's threads take a span of the parameters each
+            self._pool.run_all(step, [(n * k // parts, n * (k + 1) // parts)
+                                      for k in range(parts)])
         self.stage_iteration = it + 1
         self._loss = loss
 
