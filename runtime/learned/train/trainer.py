@@ -37,12 +37,13 @@ from ...core.base import ABI_VERSION
 from ...core.builder import Builder
 from ...core.container import as_buffer
 from ...core.errors import BusyError, CapacityError, FormatError, InvalidError, VersionError
+from ...pose.pose import Pose
 from ..model_build import (LearnedLayer, LearnedModelSource, LearnedNetwork, LearnedProjector,
                            build_learned_model)
 from . import kernels
 from .data import sample
 from .hooks import local_hooks
-from .losses import run_chunk
+from .losses import length_unit, run_chunk
 from .options import (CHUNK, LearnedTrainerDef, LearnedTrainerOptions, LearnedTrainerSource,
                       _passes, check_def, check_source, default_learned_trainer_def)
 
@@ -125,6 +126,10 @@ class LearnedTrainer:
         self._targets = self._keep((data.outputs - self._y_mean) / self._y_std)
         self._first, self._count, self._tags = data.first, data.count, data.tags
         parents = np.asarray(sk.parents, np.int64)
+        rest = Pose(sk)
+        rest.set_rest(sk)
+        rest.compute_model(sk)
+        self.length_unit = length_unit(rest.model[:, :, 3])
         self._parents = np.where(parents >= sk.bone_count, -1, parents)
         feats, latent, n_out = db.feature_count, o.latent_count, data.outputs.shape[1]
         state = feats + latent
@@ -318,7 +323,7 @@ class LearnedTrainer:
             return kind, [(comp, self._dims["compressor"], dec, self._dims["decompressor"],
                            y[c:c + CHUNK], x[c:c + CHUNK], self._y_mean, self._y_std,
                            self._parents, len(self.checked.scaled), float(self.database.rate),
-                           batch) for c in range(0, batch, CHUNK)]
+                           self.length_unit, batch) for c in range(0, batch, CHUNK)]
         if kind == "stepper":
             starts = self._starts[o.stepper_window]
             picks = starts[rng.integers(0, starts.size, batch)]
