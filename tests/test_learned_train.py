@@ -124,7 +124,16 @@ def test_decompressor_gradient_against_finite_differences():
     mean, std = rng.normal(size=n_out), rng.uniform(0.5, 2, n_out)
     _check_gradient(losses.decompressor_chunk, params,
                     lambda p: (p[:nc].copy(), cd, p[nc:].copy(), dd, y, x, mean, std, PARENTS,
-                               scaled, 30.0, 8), rng, samples=80)
+                               scaled, 30.0, 0.05, 8), rng, samples=80)
+
+
+def test_the_length_unit_is_the_power_of_ten_that_makes_the_rest_human_sized():
+    rest = np.array([[0.0, 0.0, 0.0], [10.0, 90.0, 0.0], [-80.0, 150.0, 5.0], [0.0, 183.0, 0.0]])
+    assert losses.length_unit(rest) == 0.01                  # a human in cm (y spreads most)
+    assert losses.length_unit(rest[:, [1, 0, 2]] / 100.0) == 1.0        # in metres
+    assert losses.length_unit(rest * 10.0) == 0.001                      # in millimetres
+    assert losses.length_unit(rest / 300.0) == 1.0                       # 0.61: a small creature
+    assert losses.length_unit(np.zeros((1, 3))) == 1.0
 
 
 def test_stepper_gradient_through_the_rollout():

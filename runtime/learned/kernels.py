@@ -39,6 +39,17 @@ def _add8(out, v, w0, w1, w2, w3, w4, w5, w6, w7):
 
 
 @kernel(inner=True)
+def _add16(out, v, w0, w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14, w15):
+    v0, v1, v2, v3, v4, v5, v6, v7 = v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
+    v8, v9, v10, v11, v12, v13, v14, v15 = v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15]
+    for i in range(out.size):
+        o = (((((((out[i] + v0 * w0[i]) + v1 * w1[i]) + v2 * w2[i]) + v3 * w3[i])
+               + v4 * w4[i]) + v5 * w5[i]) + v6 * w6[i]) + v7 * w7[i]
+        out[i] = (((((((o + v8 * w8[i]) + v9 * w9[i]) + v10 * w10[i]) + v11 * w11[i])
+                    + v12 * w12[i]) + v13 * w13[i]) + v14 * w14[i]) + v15 * w15[i]
+
+
+@kernel(inner=True)
 def _add_quant(out, v, q):
     for i in range(out.size):
         out[i] += v * np.float32(q[i])
@@ -70,8 +81,8 @@ def _forward(meta, reals, quants, x, a, b, out, vals, rows):
                     row = w + j * nout
                     _add_quant(out_row, v * reals[s + j], quants[row:row + nout])
         else:
-            # the nonzero inputs gathered, then eight a pass: each output still adds them
-            # one after another, in the inputs' order
+            # the nonzero inputs gathered, then sixteen a pass (eight, one for the rest):
+            # each output still adds them one after another, in the inputs' order
             held = 0
             for j in range(nin):
                 v = src[j]
@@ -80,6 +91,16 @@ def _forward(meta, reals, quants, x, a, b, out, vals, rows):
                     rows[held] = w + j * nout
                     held += 1
             t = 0
+            while t + 16 <= held:
+                r = rows[t:t + 16]
+                _add16(out_row, vals[t:t + 16], reals[r[0]:r[0] + nout], reals[r[1]:r[1] + nout],
+                       reals[r[2]:r[2] + nout], reals[r[3]:r[3] + nout], reals[r[4]:r[4] + nout],
+                       reals[r[5]:r[5] + nout], reals[r[6]:r[6] + nout], reals[r[7]:r[7] + nout],
+                       reals[r[8]:r[8] + nout], reals[r[9]:r[9] + nout],
+                       reals[r[10]:r[10] + nout], reals[r[11]:r[11] + nout],
+                       reals[r[12]:r[12] + nout], reals[r[13]:r[13] + nout],
+                       reals[r[14]:r[14] + nout], reals[r[15]:r[15] + nout])
+                t += 16
             while t + 8 <= held:
                 r = rows[t:t + 8]
                 _add8(out_row, vals[t:t + 8], reals[r[0]:r[0] + nout], reals[r[1]:r[1] + nout],
@@ -105,15 +126,48 @@ def _forward(meta, reals, quants, x, a, b, out, vals, rows):
     return finite
 
 
-@kernel
-def project(meta, reals, quants, query, a, b, staged, vals, rows):
-    """Projector: the query's state into staged. Returns whether every value is finite."""
-    return _forward(meta, reals, quants, query, a, b, staged, vals, rows)
+# what `refusal` finds in an evaluation's input and scratch
+DONE, INPUT_NOT_FINITE, MISALIGNED = 0, 1, 2
+SCRATCH_ALIGN = 8
+
+
+@kernel(inner=True)
+def _rows(raw, width):
+    """The scratch bytes (24 * width) as the layers' rows: three float32 rows of `width`,
+    one for a layer's nonzero inputs and an int64 row for their weights' places."""
+    rows = raw[:8 * width].view(np.int64)
+    buf = raw[8 * width:24 * width].view(np.float32)
+    return buf[:width], buf[width:2 * width], buf[2 * width:3 * width], buf[3 * width:], rows
 
 
 @kernel
-def step(meta, reals, quants, state, dt, a, b, staged, vals, rows):
+def refusal(x, raw):
+    """The refusal an input not finite or a scratch off SCRATCH_ALIGN gets, else DONE (one
+    call: numpy's isfinite and an address through ctypes cost a microsecond each)."""
+    for i in range(x.size):
+        if not math.isfinite(x[i]):
+            return INPUT_NOT_FINITE
+    if raw.ctypes.data % SCRATCH_ALIGN:
+        return MISALIGNED
+    return DONE
+
+
+@kernel
+def project(meta, reals, quants, query, raw, width, out):
+    """Projector: the query's state into out, only when every value is finite. Returns
+    whether it was."""
+    a, b, staged, vals, rows = _rows(raw, width)
+    if not _forward(meta, reals, quants, query, a, b, staged, vals, rows):
+        return False
+    for i in range(out.size):
+        out[i] = staged[i]
+    return True
+
+
+@kernel
+def step(meta, reals, quants, state, dt, raw, width):
     """Stepper: state += dt * rate of change, only when every new value is finite."""
+    a, b, staged, vals, rows = _rows(raw, width)
     if not _forward(meta, reals, quants, state, a, b, staged, vals, rows):
         return False
     n = state.size
@@ -181,11 +235,12 @@ def _rotation(o, at, locals_, bone):
 
 
 @kernel
-def decompress(meta, reals, quants, state, a, b, staged, vals, rows, scaled, scales, locals_,
-               root, floats, events, tracks_at):
+def decompress(meta, reals, quants, state, raw, width, scaled, scales, locals_, root, floats,
+               events, tracks_at):
     """Decompressor: the outputs staged, then (only when every one is finite) written:
     per bone translation and rotation (9 floats), each scaled bone's scale (3; the others
     keep `scales`), the root's motion (6), the float tracks and the events' states."""
+    a, b, staged, vals, rows = _rows(raw, width)
     if not _forward(meta, reals, quants, state, a, b, staged, vals, rows):
         return False
     bones = locals_.shape[0]

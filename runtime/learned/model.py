@@ -21,7 +21,6 @@ from .limits import (MAX_LEARNED_EVENTS, MAX_LEARNED_FLOAT_TRACKS, MAX_LEARNED_L
 from .model_build import (FORMAT_MINOR, FORMAT_VERSION, HEADER, KNOWN, REQUIRED, ROOT_MOTION,
                           LearnedWeightFormat, decompressor_outputs)
 
-SCRATCH_ALIGN = 8
 _EMPTY = np.zeros(0, np.float32)
 _NO_QUANTS = np.zeros(1, np.int16)
 
@@ -322,32 +321,27 @@ class LearnedModel:
         return self.event_names.name(i) if 0 <= i < self.event_count else None
 
     # ---- the evaluations
-    def _scratch(self, scratch) -> tuple:
-        """In the caller's scratch (None: this model's own, for one thread at a time): three
-        float32 rows of `width` for the layers, one for a layer's nonzero inputs and an
-        int64 row for their weights' places."""
+    def _scratch(self, scratch) -> np.ndarray:
+        """The caller's scratch as bytes (None: this model's own, for one thread at a time),
+        its alignment left to `_refuse`; the kernels cut it into the layers' rows."""
         if scratch is None:
             raw = self.__dict__.get("_own")
             if raw is None:
                 raw = self._own = np.zeros(self.scratch_size, np.uint8)
-        else:
-            try:
-                raw = np.frombuffer(scratch, dtype=np.uint8)
-            except (TypeError, ValueError) as exc:
-                raise InvalidError(f"scratch not a writable buffer: {exc}") from None
-            if not raw.flags.writeable:
-                raise InvalidError("scratch is read-only")
-            if raw.ctypes.data % SCRATCH_ALIGN:
-                raise InvalidError(f"scratch not aligned to {SCRATCH_ALIGN}")
-            if raw.size < self.scratch_size:
-                raise InvalidError(f"{raw.size} bytes of scratch for {self.scratch_size}")
-        w = self.width
-        rows = raw[:8 * w].view(np.int64)
-        buf = raw[8 * w:self.scratch_size].view(np.float32)
-        return buf[:w], buf[w:2 * w], buf[2 * w:3 * w], buf[3 * w:4 * w], rows
+            return raw
+        try:
+            raw = np.frombuffer(scratch, dtype=np.uint8)
+        except (TypeError, ValueError) as exc:
+            raise InvalidError(f"scratch not a writable buffer: {exc}") from None
+        if not raw.flags.writeable:
+            raise InvalidError("scratch is read-only")
+        if raw.size < self.scratch_size:
+            raise InvalidError(f"{raw.size} bytes of scratch for {self.scratch_size}")
+        return raw
 
     def _values(self, values, count: int, what: str) -> np.ndarray:
-        """A row of `count` finite float32 values, the caller's array itself when it is one."""
+        """A row of `count` float32 values, the caller's array itself when it is one (its
+        finiteness left to `_refuse`)."""
         if isinstance(values, np.ndarray) and values.dtype == np.float32 and values.ndim == 1 \
                 and values.flags.c_contiguous:
             v = values
@@ -355,31 +349,43 @@ class LearnedModel:
             v = args.floats(values, (-1,), what, allow_nonfinite=True)
         if v.size < count:
             raise InvalidError(f"{what} of {v.size} values, not {count}")
-        v = v[:count]
-        if not np.isfinite(v).all():
+        return v[:count]
+
+    @staticmethod
+    def _refuse(values, raw, what: str) -> None:
+        """InvalidError for a value of `values` not finite or scratch bytes off
+        SCRATCH_ALIGN."""
+        code = kernels.refusal(values, raw)
+        if code == kernels.INPUT_NOT_FINITE:
             raise InvalidError(f"{what} has a value not finite")
-        return v
+        if code == kernels.MISALIGNED:
+            raise InvalidError(f"scratch not aligned to {kernels.SCRATCH_ALIGN}")
 
     def project_arguments(self, projector, query, scratch):
-        """The checks Project makes before it evaluates: (projector, query, scratch rows)."""
+        """The checks Project makes before it evaluates: (projector, query, scratch bytes)."""
         p = self._index(projector, self.projector_count, "projector")
         q = self._values(query, self.feature_count, "query")
-        return p, q, self._scratch(scratch)
+        raw = self._scratch(scratch)
+        self._refuse(q, raw, "query")
+        return p, q, raw
 
     def project(self, projector, query, state_out=None, scratch=None) -> np.ndarray:
         """maniLearnedModel_Project: the state the Projector gives the (normalized) query,
         into state_out when given (CapacityError with the count when it is too short)."""
-        p, q, (a, b, staged, vals, rows) = self.project_arguments(projector, query, scratch)
+        p, q, raw = self.project_arguments(projector, query, scratch)
         n = self.state_count
         if state_out is None:
             state_out = np.zeros(n, np.float32)
         out = args.output(state_out, "f", (-1,), "stateOut")
         if out.size < n:
             raise CapacityError(f"{out.size} floats for a state of {n}", count=n)
-        if not kernels.project(self.meta[2 + p], self.reals, self.quants, q, a, b, staged, vals,
-                               rows):
+        direct = out.dtype == np.float32 and out.flags.c_contiguous
+        row = out[:n] if direct else np.empty(n, np.float32)
+        if not kernels.project(self.meta[2 + p], self.reals, self.quants, q, raw, self.width,
+                               row):
             raise FormatError("the Projector gives a value past the float range", 0)
-        out[:n] = staged[:n]
+        if not direct:
+            out[:n] = row
         return state_out
 
     def step(self, state, scratch=None) -> np.ndarray:
@@ -392,11 +398,9 @@ class LearnedModel:
         if s.size < n:
             raise InvalidError(f"state of {s.size} values, not {n}")
         row = s[:n]
-        if not np.isfinite(row).all():
-            raise InvalidError("state has a value not finite")
-        a, b, staged, vals, rows = self._scratch(scratch)
-        if not kernels.step(self.meta[1], self.reals, self.quants, row, self.dt, a, b, staged,
-                            vals, rows):
+        raw = self._scratch(scratch)
+        self._refuse(row, raw, "state")
+        if not kernels.step(self.meta[1], self.reals, self.quants, row, self.dt, raw, self.width):
             raise FormatError("the step takes a value past the float range", 0)
         return state
 
@@ -421,9 +425,10 @@ class LearnedModel:
         root = self._output_row(result.root_motion, ROOT_MOTION, "root_motion")
         floats = self._output_row(result.float_tracks, self.float_track_count, "float_tracks")
         events = self._output_row(result.events, self.event_count, "events")
-        a, b, staged, vals, rows = self._scratch(scratch)
-        if not kernels.decompress(self.meta[0], self.reals, self.quants, s, a, b, staged, vals,
-                                  rows, self.scaled, self.scales, pose.locals, root, floats, events,
+        raw = self._scratch(scratch)
+        self._refuse(s, raw, "state")
+        if not kernels.decompress(self.meta[0], self.reals, self.quants, s, raw, self.width,
+                                  self.scaled, self.scales, pose.locals, root, floats, events,
                                   self.tracks_at):
             raise FormatError("the Decompressor gives a value past the float range", 0)
         pose.mark_stale()

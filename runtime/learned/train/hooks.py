@@ -24,6 +24,16 @@ class LocalPool:
     def collect(self, handle):
         return handle if self._pool is None else [f.result() for f in handle]
 
+    def run_all(self, work, spans) -> None:
+        """work(lo, hi) for every span, the first on this thread, the others on the pool's
+        at the same time; returns when all are done (the trainer's AdamW step)."""
+        others = [self._pool.submit(work, lo, hi) for lo, hi in spans[1:]]
+        try:
+            work(*spans[0])
+        finally:
+            for f in others:
+                f.result()
+
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True)

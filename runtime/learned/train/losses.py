@@ -19,8 +19,17 @@ difference of what the networks give, taken back to its own units, and the truth
     projector     the features against the nearest frame's 1, latent values 9, and the
                   query's distance to the projected features against its distance to the
                   nearest frame's 0.2
+
+Holden's weights are for lengths in metres; our databases are in their skeletons' units (the
+staged mocap's centimetres), which no source field names. The terms on lengths
+(POSITION_TERMS: translations, root velocity, model-space positions and their changes) take
+the lengths in metres, `unit` metres a database unit (length_unit: the power of ten that
+makes the skeleton human-sized), so positions weigh against rotations as in Holden's
+training. The networks still learn and give the database's units.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -31,6 +40,19 @@ DECOMPRESSOR = dict(loc_pos=75.0, loc_cols=10.0, root_vel=2.0, root_ang=2.0, ext
                     dchr_rot=0.75, latent_abs=0.1, latent_sq=0.1, dlatent=0.01)
 STEPPER = dict(features=2.0, latents=15.0, dfeatures=0.2, dlatents=1.5)
 PROJECTOR = dict(features=1.0, latents=9.0, distance=0.2)
+POSITION_TERMS = ("loc_pos", "root_vel", "chr_pos", "dloc_pos", "dchr_pos")
+HOLDEN_SIZE = 1.7           # metres: the rest size (height or span) of Holden's character
+
+
+def length_unit(rest_positions: np.ndarray) -> float:
+    """Holden's metres per length unit of a skeleton, taken as the power of ten that makes
+    its rest size (the largest spread of its rest bone positions (bones, 3) along x, y or z)
+    nearest HOLDEN_SIZE metres: 0.01 for a human in centimetres, 1 in metres (and for any
+    size from 0.54 to 5.4 of its units); 1 for a skeleton of no size."""
+    size = float(np.ptp(np.asarray(rest_positions, np.float64), axis=0).max())
+    if not (size > 0 and math.isfinite(size)):
+        return 1.0
+    return 10.0 ** -round(math.log10(size / HOLDEN_SIZE))
 
 
 def _forward(params, dims, x):
@@ -39,8 +61,9 @@ def _forward(params, dims, x):
     return acts, acts[:, acts.shape[1] - int(dims[-1]):]
 
 
-def _backward(params, dims, x, acts, dout, grad):
-    dx = np.empty_like(x)
+def _backward(params, dims, x, acts, dout, grad, wanted=True):
+    """The gradient into grad; the one by x returned when wanted (else not computed)."""
+    dx = np.empty_like(x) if wanted else np.empty((x.shape[0], 0))
     kernels.backward(params, dims, x, acts, np.ascontiguousarray(dout), grad, dx)
     return dx
 
@@ -69,9 +92,11 @@ def _fk(pose, parents):
     return local, pos, rot
 
 
-def _decompressor_loss(out, y, parents, scaled, batch, rate, grad):
-    """Holden's pose terms of out (c, w, outputs) in model units against y; grad gets d/dout."""
-    W, c, w = DECOMPRESSOR, out.shape[0], out.shape[1]
+def _decompressor_loss(out, y, parents, scaled, batch, rate, unit, grad):
+    """Holden's pose terms of out (c, w, outputs) against y, lengths in `unit`s; grad gets
+    d/dout."""
+    W = {k: v * unit if k in POSITION_TERMS else v for k, v in DECOMPRESSOR.items()}
+    c, w = out.shape[0], out.shape[1]
     nb = parents.size
     per_bone = 9 * np.arange(nb)[:, None]
     pos_at, col_at = (per_bone + np.arange(3)).ravel(), (per_bone + np.arange(3, 9)).ravel()
@@ -106,7 +131,7 @@ def _decompressor_loss(out, y, parents, scaled, batch, rate, grad):
 
 def decompressor_chunk(payload):
     (comp, comp_dims, dec, dec_dims, targets, feats, y_mean, y_std, parents, scaled, rate,
-     batch) = payload
+     unit, batch) = payload
     c, w, n_out = targets.shape
     rows = c * w
     y = np.ascontiguousarray(targets.reshape(rows, n_out))
@@ -116,7 +141,7 @@ def decompressor_chunk(payload):
     g3 = np.zeros((c, w, n_out))
     loss = _decompressor_loss((out * y_std + y_mean).reshape(c, w, n_out),
                               (y * y_std + y_mean).reshape(c, w, n_out), parents, scaled,
-                              batch, rate, g3)
+                              batch, rate, unit, g3)
     grad = np.zeros(comp.size + dec.size)
     dx = _backward(dec, dec_dims, x, d_acts, g3.reshape(rows, n_out) * y_std, grad[comp.size:])
     latent = z.shape[1]
@@ -129,7 +154,7 @@ def decompressor_chunk(payload):
     dz3 = dz.reshape(c, w, latent)
     loss += _l1_rate(z.reshape(c, w, latent), np.zeros((c, w, latent)), W["dlatent"], batch,
                      rate, dz3)
-    _backward(comp, comp_dims, y, c_acts, dz, grad[:comp.size])
+    _backward(comp, comp_dims, y, c_acts, dz, grad[:comp.size], wanted=False)
     return grad, loss
 
 
@@ -181,7 +206,7 @@ def projector_chunk(payload):
     loss += _l1(mine - theirs, W["distance"], batch, g)
     dout[:, :features] += (g / np.maximum(mine, fk.TINY))[:, None] * gap
     grad = np.zeros(net.size)
-    _backward(net, dims, queries, acts, dout * out_scale, grad)
+    _backward(net, dims, queries, acts, dout * out_scale, grad, wanted=False)
     return grad, loss
 
 

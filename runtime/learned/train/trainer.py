@@ -37,12 +37,13 @@ from ...core.base import ABI_VERSION
 from ...core.builder import Builder
 from ...core.container import as_buffer
 from ...core.errors import BusyError, CapacityError, FormatError, InvalidError, VersionError
+from ...pose.pose import Pose
 from ..model_build import (LearnedLayer, LearnedModelSource, LearnedNetwork, LearnedProjector,
                            build_learned_model)
 from . import kernels
 from .data import sample
 from .hooks import local_hooks
-from .losses import run_chunk
+from .losses import length_unit, run_chunk
 from .options import (CHUNK, LearnedTrainerDef, LearnedTrainerOptions, LearnedTrainerSource,
                       _passes, check_def, check_source, default_learned_trainer_def)
 
@@ -125,6 +126,10 @@ class LearnedTrainer:
         self._targets = self._keep((data.outputs - self._y_mean) / self._y_std)
         self._first, self._count, self._tags = data.first, data.count, data.tags
         parents = np.asarray(sk.parents, np.int64)
+        rest = Pose(sk)
+        rest.set_rest(sk)
+        rest.compute_model(sk)
+        self.length_unit = length_unit(rest.model[:, :, 3])
         self._parents = np.where(parents >= sk.bone_count, -1, parents)
         feats, latent, n_out = db.feature_count, o.latent_count, data.outputs.shape[1]
         state = feats + latent
@@ -318,7 +323,7 @@ class LearnedTrainer:
             return kind, [(comp, self._dims["compressor"], dec, self._dims["decompressor"],
                            y[c:c + CHUNK], x[c:c + CHUNK], self._y_mean, self._y_std,
                            self._parents, len(self.checked.scaled), float(self.database.rate),
-                           batch) for c in range(0, batch, CHUNK)]
+                           self.length_unit, batch) for c in range(0, batch, CHUNK)]
         if kind == "stepper":
             starts = self._starts[o.stepper_window]
             picks = starts[rng.integers(0, starts.size, batch)]
@@ -346,15 +351,24 @@ class LearnedTrainer:
             results = self._collect(self._task_user, self._dispatch(self._task_user, run_chunk, tasks))
         finally:
             self._state = "live"
-        grad = np.zeros(self._params.size)
+        pairs = self._checked(results, len(tasks), self._params.size)
         loss = 0.0
-        for g, chunk_loss in self._checked(results, len(tasks), grad.size):
-            kernels.add_into(grad, g)
+        for _, chunk_loss in pairs:
             loss += chunk_loss
         o = self.options
         rate = o.learning_rate * o.decay ** (it // DECAY_EVERY)
-        kernels.adamw(self._params, grad, self._m, self._v, float(it + 1), rate, BETA1, BETA2,
-                      EPSILON, o.weight_decay)
+        grads = tuple(g for g, _ in pairs)
+
+        def step(lo: int, hi: int) -> None:
+            kernels.adamw(grads, self._params, self._m, self._v, lo, hi, float(it + 1), rate,
+                          BETA1, BETA2, EPSILON, o.weight_decay)
+        n = self._params.size
+        parts = 1 if self._pool is None else self._pool.workers
+        if parts == 1:
+            step(0, n)
+        else:           # the local pool's threads take a span of the parameters each
+            self._pool.run_all(step, [(n * k // parts, n * (k + 1) // parts)
+                                      for k in range(parts)])
         self.stage_iteration = it + 1
         self._loss = loss
 
