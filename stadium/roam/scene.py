@@ -70,7 +70,7 @@ class RoamScene:
     def __init__(self, diorama, cells, script=(), model=None, driver: str = "database"):
         self.diorama = diorama
         self.motion = roam_motion()
-        self.walls = Walls(diorama.voxel)
+        self.walls = Walls(diorama.voxel, tops=diorama.tops)
         self.to_world = SCALE                                   # the trainer's cm -> world units
         self.origin = diorama.cell(START)
         self.spot = diorama.cell(SPOT)
