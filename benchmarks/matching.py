@@ -5,9 +5,10 @@ brute-force scan of the same queries in the same run; the search on a synthetic 
 Holden's size (53,500 frames of 27 random-walk features: nine bones walking at random); and
 the staged database's build. And roam mode's frame (stadium.roam: the trajectory, the
 trainer's graph updated and evaluated (its motion-matching node searching when due, the
-switch inertialized), skinning), and the trainer's pose two ways: sampled from a clip
-baked onto it, against sampling the mocap and retargeting it each frame (what baking
-saves, and what it costs once).
+switch inertialized), skinning), and the same frame driven by the shipped learned model
+(`roam_frame_learned_us`: its node stepping, projecting when due, decompressing); and the
+trainer's pose two ways: sampled from a clip baked onto it, against sampling the mocap and
+retargeting it each frame (what baking saves, and what it costs once).
 
     python benchmarks/matching.py
 """
@@ -107,20 +108,24 @@ def main() -> None:
 def roam() -> None:
     from stadium.render import diorama
     from stadium.roam import quality
+    from stadium.roam.learned import open_model
     from stadium.roam.motion import roam_motion
     from stadium.roam.scene import RoamScene
 
     motion = roam_motion()
     world = diorama.build()
-    scene = RoamScene(world, (world.cell("left"), world.cell("right")), quality.PATH)
-    scene.update(quality.DT)
-    steps = []
-    for _ in range(quality.PATH_STEPS):
-        start = time.perf_counter()
+    model = open_model()
+    for figure, driver in (("roam_frame_us", "database"), ("roam_frame_learned_us", "learned")):
+        scene = RoamScene(world, (world.cell("left"), world.cell("right")), quality.PATH,
+                          model, driver)
         scene.update(quality.DT)
-        steps.append(time.perf_counter() - start)
-    scene.release()
-    emit("roam_frame_us", statistics.median(steps) * 1e6, "us", "lower", 1000)
+        steps = []
+        for _ in range(quality.PATH_STEPS):
+            start = time.perf_counter()
+            scene.update(quality.DT)
+            steps.append(time.perf_counter() - start)
+        scene.release()
+        emit(figure, statistics.median(steps) * 1e6, "us", "lower", 1000)
 
     trainer, source = motion.trainer, motion.source
     baked, clip = motion.baked[0], motion.staged.clips[0]

@@ -48,6 +48,11 @@ def test_walls_block_the_village_obstacles_and_let_the_path_through_the_ledge():
     assert walls.blocks(*centre((13, 3)))                   # the house
     assert walls.blocks(-0.01, 3.0)                         # off the map
     assert not walls.blocks(*centre(START)) and not walls.blocks(*centre(SPOT))
+    # under the eaves and the canopies: blocked with the diorama's tops
+    world = diorama.build()
+    over = blocked_cells(world.tops)
+    assert over[13, 6] and not cells[13, 6] and over[1, 1] and not cells[1, 1]
+    assert (over == (cells | (world.tops > 5))).all() and not over[START] and not over[SPOT]
     # sliding along a wall keeps the free axis
     start = np.array(centre((13, 6)))      # just south of the house
     ended = walls.slide(start, start + (0.2, -0.6))

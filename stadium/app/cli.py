@@ -75,6 +75,10 @@ def parser() -> Parser:
                         "staged mocap in ../shared. A script's \"roam\": [[step, \"up+shift\"], "
                         "...] holds those keys from each step on (headless: frames count from "
                         "the roam's start)")
+    p.add_argument("--learned", type=Path, metavar="MODEL",
+                   help="with --roam: the trainer driven by this learned model (python -m "
+                        "stadium.roam.learned trains one; default assets/learned/roam.model), "
+                        "l switching between it and the motion database")
     p.add_argument("--show", action="store_true",
                    help="the seeded show of two species instead of the battle")
     p.add_argument("--pose-path", metavar="PATH[,PATH]",
@@ -182,6 +186,8 @@ def _conflicts(args, script: dict | None) -> None:
                             ("pose_paths", "pose_path"), ("blend", "blend")):
             if key in script:
                 pairs.append(("script", option, f"the script names its own {key.replace('_', ' ')}"))
+    if args.learned is not None and not args.roam:
+        raise BadOption("--learned", "drives roam's trainer: give --roam too")
     if script is not None and "roam" in script and not args.roam:
         raise BadOption("--script", "its \"roam\" keys walk the trainer: give --roam too")
     for first, second, why in pairs:
@@ -278,6 +284,11 @@ def request(args) -> tuple[Options, dict]:
                 raise BadOption("--roam", why)
             options.mode = "roam"
             options.roam_keys = tuple(tuple(k) for k in (script or {}).get("roam", ()))
+            if args.learned is not None:
+                from ..roam.learned import open_model
+
+                open_model(args.learned)
+                options.roam_model, options.roam_driver = args.learned, "learned"
     frames = _frames_to_render(args, start, headless)
     _check_saving(args, start, frames)
     if args.out is not None:

@@ -1,6 +1,7 @@
 """The visual regression cases: fixed frames of fixed battles, rendered headless.
 
-    python -m stadium.app.goldens       regenerate tests/golden/*.png from the current code
+    python -m stadium.app.goldens          regenerate tests/golden/*.png from the current code
+    python -m stadium.app.goldens --roam   ... roam mode's only (after roam.model is retrained)
 
 Three sets: the show's frames at 160 x 144 (``cases``), the battle's fallen creatures
 (``fall_cases``, the faint as a ragdoll's fall, at rest), and the debugger's screens
@@ -170,22 +171,28 @@ def render_debug(case: DebugCase, gfx: Graphics, roster: Roster) -> np.ndarray:
 
 # Roam mode: the trainer walked by a script (left, up the field, a run, a stop) from the
 # roam's start, caught walking, turning, running and standing; and the debugger's matching
-# view mid-walk. All need the staged mocap.
+# view mid-walk. The same again driven by the shipped learned model (assets/learned/
+# roam.model), and its debugger's view. All need the staged mocap.
 ROAM_SCRIPT = ((0, "left"), (60, "up+left"), (150, "up"), (240, "up+shift"), (300, ""))
 ROAM_FRAMES = (("roam_walk", 45), ("roam_turn", 130), ("roam_run", 285), ("roam_stop", 420))
 ROAM_DEBUG = ("debug_roam_matching", 100)
+ROAM_LEARNED_FRAMES = tuple((name.replace("roam_", "roam_learned_"), frame)
+                            for name, frame in ROAM_FRAMES)
+ROAM_LEARNED_DEBUG = ("debug_roam_learned", 100)
 
 
-def roam_options(debug: bool = False) -> Options:
+def roam_options(debug: bool = False, driver: str = "database") -> Options:
     return Options(mode="roam", controllers=("ai", "ai"), roam_keys=ROAM_SCRIPT, debug=debug,
-                   fixed_clock=True)
+                   fixed_clock=True, roam_driver=driver)
 
 
-def render_roam(gfx: Graphics, roster: Roster) -> dict[str, np.ndarray]:
-    """ROAM_FRAMES' frames, each (144, 160, 3) uint8; `gfx` must be 160 x 144."""
-    viewer = BattleViewer(roam_options(), roster, overlay=False)
+def render_roam(gfx: Graphics, roster: Roster, driver: str = "database") -> dict[str, np.ndarray]:
+    """ROAM_FRAMES' frames (ROAM_LEARNED_FRAMES' driven by the learned model), each
+    (144, 160, 3) uint8; `gfx` must be 160 x 144."""
+    viewer = BattleViewer(roam_options(driver=driver), roster, overlay=False)
     shots, pixels = {}, np.empty((gfx.height, gfx.width, 3), np.uint8)
-    names = dict((frame, name) for name, frame in ROAM_FRAMES)
+    names = dict((frame, name) for name, frame in
+                 (ROAM_FRAMES if driver == "database" else ROAM_LEARNED_FRAMES))
 
     def keep(frame, g):
         g.read_screen(pixels)
@@ -197,9 +204,9 @@ def render_roam(gfx: Graphics, roster: Roster) -> dict[str, np.ndarray]:
     return shots
 
 
-def render_roam_debug(gfx: Graphics, roster: Roster) -> np.ndarray:
+def render_roam_debug(gfx: Graphics, roster: Roster, driver: str = "database") -> np.ndarray:
     """The debugger's screen over the roam at ROAM_DEBUG's frame; `gfx` DEBUG_SCREEN's size."""
-    viewer = BattleViewer(roam_options(debug=True), roster, overlay=False)
+    viewer = BattleViewer(roam_options(debug=True, driver=driver), roster, overlay=False)
     try:
         viewer.load(gfx)
         for _ in range(ROAM_DEBUG[1]):
@@ -346,9 +353,7 @@ def main() -> int:
             print(path.relative_to(ROOT))
         save_sheet(contact_sheet(sheet_frames(gfx, roster)))
         print(SHEET.relative_to(ROOT))
-        for name, frame in render_roam(gfx, roster).items():
-            Image.fromarray(frame).save(GOLDEN / f"{name}.png")
-            print((GOLDEN / f"{name}.png").relative_to(ROOT))
+        write_roam(gfx, roster)
     finally:
         gfx.release()
     try:
@@ -362,13 +367,42 @@ def main() -> int:
             path = GOLDEN / f"{case.name}.png"
             Image.fromarray(render_debug(case, gfx, roster)).save(path)
             print(path.relative_to(ROOT))
-        path = GOLDEN / f"{ROAM_DEBUG[0]}.png"
-        Image.fromarray(render_roam_debug(gfx, roster)).save(path)
+        write_roam_debug(gfx, roster)
+    finally:
+        gfx.release()
+    return 0
+
+
+def write_roam(gfx: Graphics, roster: Roster) -> None:
+    for driver in ("database", "learned"):
+        for name, frame in render_roam(gfx, roster, driver).items():
+            Image.fromarray(frame).save(GOLDEN / f"{name}.png")
+            print((GOLDEN / f"{name}.png").relative_to(ROOT))
+
+
+def write_roam_debug(gfx: Graphics, roster: Roster) -> None:
+    for name, driver in ((ROAM_DEBUG[0], "database"), (ROAM_LEARNED_DEBUG[0], "learned")):
+        path = GOLDEN / f"{name}.png"
+        Image.fromarray(render_roam_debug(gfx, roster, driver)).save(path)
         print(path.relative_to(ROOT))
+
+
+def main_roam() -> int:
+    """Roam's goldens alone (after roam.model is retrained: python -m stadium.roam.learned
+    --ship, then python -m stadium.app.goldens --roam)."""
+    roster = Roster()
+    gfx = Graphics.open_headless((160, 144))
+    try:
+        write_roam(gfx, roster)
+    finally:
+        gfx.release()
+    gfx = Graphics.open_headless(DEBUG_SCREEN)
+    try:
+        write_roam_debug(gfx, roster)
     finally:
         gfx.release()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main_roam() if sys.argv[1:] == ["--roam"] else main())

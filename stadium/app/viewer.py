@@ -45,6 +45,7 @@ NOTICE_FRAMES = 120     # a notice (saved, loaded, a screenshot) stays two secon
 
 KEYS = (
     ("arrows / wasd", "roam (--roam): walk the trainer, shift runs; the red mark starts the battle"),
+    ("l", "roam: the trainer driven by the motion database / the learned model"),
     ("1 2", "battle: use move 1 / move 2 (show: attack 1 / attack 2)"),
     ("r", "battle again from the start"),
     ("v", "pose path: runtime graph / Stadium rig, both sides"),
@@ -97,6 +98,8 @@ class Options:
     save_at: int | None = None       # write the battle to save_path after this many steps
     save_path: Path | None = None
     roam_keys: tuple = ()            # roam: a script's [step, "keys"] pairs (stadium.roam.scene)
+    roam_model: Path | None = None   # roam: the learned model (None: the shipped roam.model)
+    roam_driver: str = "database"    # roam: what drives the trainer first (database, learned)
 
 
 def default_teams(roster: Roster) -> tuple:
@@ -146,6 +149,7 @@ class BattleViewer(Game):
         self.notice = None               # what a key just did, shown for NOTICE_FRAMES
         self._notice_left = 0
         self._notice_image = None
+        self._roam_model = None          # roam's learned model, opened once
         if options.mode in ("battle", "roam"):
             from ..battle.match import Match, Setup
 
@@ -180,9 +184,13 @@ class BattleViewer(Game):
         return self.world if self.options.mode == "roam" else None
 
     def _new_roam(self):
+        from ..roam.learned import open_model
         from ..roam.scene import RoamScene
 
-        return RoamScene(self.diorama, self.cells, self.options.roam_keys)
+        if self._roam_model is None:
+            self._roam_model = open_model(self.options.roam_model)
+        return RoamScene(self.diorama, self.cells, self.options.roam_keys, self._roam_model,
+                         self.options.roam_driver)
 
     def _begin_battle(self) -> None:
         """The trainer stepped onto the battle spot: the battle, through its own camera."""
@@ -428,7 +436,10 @@ class BattleViewer(Game):
 
             name = pygame.key.name(event.key)
             if name in KEY_NAMES:          # held keys walk: not the toggles they are in battle
+                before = self.roam.locomotion.driver
                 (self.roam.press if event.type == pygame.KEYDOWN else self.roam.release_key)(name)
+                if self.roam.locomotion.driver != before:
+                    self.notify(f"driven by the {self.roam.locomotion.driver_name}")
                 return
         if event.type == pygame.KEYDOWN:
             self.keypressed(pygame.key.name(event.key))

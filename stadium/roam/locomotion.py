@@ -20,8 +20,8 @@ import numpy as np
 
 import runtime as rt
 from runtime.graph.source import (AssetSlotSource, ClipSlotSource, GraphSource, InertializeNode,
-                                  MatchQueryInput, MotionMatchingNode, ParameterSource,
-                                  ParameterType)
+                                  LearnedMotionMatchingNode, MatchQueryInput, MotionMatchingNode,
+                                  ParameterSource, ParameterType, SelectNode)
 from runtime.samples.mocap import FUTURE
 
 from .motion import RoamMotion
@@ -69,26 +69,47 @@ def no_walls(start, end):
 TRAJECTORY_CHANNELS = (5, 6)        # roam.motion.trainer_channels: positions, facings
 
 
-def graph_source(motion: RoamMotion, settings: Settings) -> GraphSource:
+DRIVERS = ("database", "learned")        # what drives the trainer: the node it selects
+
+
+def query_inputs() -> list:
+    """The query both nodes make: the desired trajectory's positions and facings at FUTURE
+    (parameters 0 .. 2n-1) in the database's trajectory channels."""
+    n = len(FUTURE)
+    return [MatchQueryInput(TRAJECTORY_CHANNELS[0], k, k) for k in range(n)] + \
+        [MatchQueryInput(TRAJECTORY_CHANNELS[1], n + k, k) for k in range(n)]
+
+
+def graph_source(motion: RoamMotion, settings: Settings, model=None) -> GraphSource:
     """The trainer's graph: its motion-matching node over the database slot, the desired
     trajectory's positions and facings at FUTURE as vector2 parameters, a search trigger,
-    the inertialize node above."""
+    the inertialize node above. With a learned model: a learned node over its slot beside
+    the motion-matching node, its own trigger, and a select between the two by the int
+    parameter `driver` (DRIVERS), under the same inertialize node, which blends a switch
+    of driver as it blends a jump."""
     n = len(FUTURE)
     params = [ParameterSource(f"position_{k}", ParameterType.vector2) for k in range(n)] + \
         [ParameterSource(f"facing_{k}", ParameterType.vector2, (0.0, 1.0)) for k in range(n)] + \
         [ParameterSource("search", ParameterType.trigger)]
-    query = [MatchQueryInput(TRAJECTORY_CHANNELS[0], k, k) for k in range(n)] + \
-        [MatchQueryInput(TRAJECTORY_CHANNELS[1], n + k, k) for k in range(n)]
     s = settings
-    node = MotionMatchingNode(0, query=query, trigger=2 * n, period=s.period,
-                              end_exclusion=s.end_exclusion, history_time=s.history_time,
-                              history_count=s.history, continuing_bias=s.continuing_bias,
-                              transition_cost=s.transition_cost)
+    nodes = [MotionMatchingNode(0, query=query_inputs(), trigger=2 * n, period=s.period,
+                                end_exclusion=s.end_exclusion, history_time=s.history_time,
+                                history_count=s.history, continuing_bias=s.continuing_bias,
+                                transition_cost=s.transition_cost)]
+    models = []
+    if model is not None:
+        params += [ParameterSource("project", ParameterType.trigger),
+                   ParameterSource("driver", ParameterType.int_, 0, 0, 1)]
+        nodes += [LearnedMotionMatchingNode(0, 0, query_inputs(), trigger=2 * n + 1,
+                                            period=s.period),
+                  SelectNode(2 * n + 2, [0, 1])]
+        models = [AssetSlotSource("learned", model)]
+    nodes.append(InertializeNode(len(nodes) - 1, duration=s.inertialize_duration))
     slots = [ClipSlotSource(name, clip) for name, clip in zip(motion.staged.names, motion.baked)]
-    return GraphSource(motion.trainer, [node, InertializeNode(0, duration=s.inertialize_duration)],
-                       1, params, slots, databases=[AssetSlotSource(
-                           "locomotion", motion.database, clips=tuple(range(len(slots))))],
-                       mirror_map=motion.mirror)
+    return GraphSource(motion.trainer, nodes, len(nodes) - 1, params, slots,
+                       databases=[AssetSlotSource("locomotion", motion.database,
+                                                  clips=tuple(range(len(slots))))],
+                       models=models, mirror_map=motion.mirror)
 
 
 class Locomotion:
@@ -100,8 +121,9 @@ class Locomotion:
     """
 
     def __init__(self, motion: RoamMotion, position=(0.0, 0.0), yaw: float = 0.0,
-                 settings: Settings | None = None):
+                 settings: Settings | None = None, model=None, driver: str = "database"):
         self.motion = motion
+        self.model = model
         self.settings = settings or Settings()
         db = self.database = motion.database
         entries = [db.entry(e) for e in range(db.entry_count)]
@@ -111,10 +133,17 @@ class Locomotion:
         self.entry_clip = np.array([e.clip for e in entries], np.int64)
         self.entry_mirrored = np.array([bool(e.flags & rt.MatchEntryFlag.mirrored) for e in entries])
         self.trainer = motion.trainer
-        graph = rt.Graph(rt.build_graph(rt.Builder(), graph_source(motion, self.settings)))
+        graph = rt.Graph(rt.build_graph(rt.Builder(), graph_source(motion, self.settings, model)))
         self.graph = rt.GraphInstance(rt.GraphBinding(graph, rt.GraphAssets(
-            motion.trainer, list(motion.baked), databases=[db], mirror_map=motion.mirror)))
-        self._node = self.graph.binding.layout.nodes[0] + 2      # playing, entry, time, ...
+            motion.trainer, list(motion.baked), databases=[db],
+            models=[] if model is None else [model], mirror_map=motion.mirror)))
+        layout = self.graph.binding.layout
+        self._node = layout.nodes[0] + 2      # playing, entry, time, ...
+        # the learned node's has, since, ... and its state (graph/learned.LearnedRun)
+        self._learned = None if model is None else layout.nodes[1] + 2
+        self.driver = "database"
+        if driver != "database":
+            self.set_driver(driver)
         self.pose = rt.Pose(self.trainer)
         rotation = yaw_quat(yaw)
         self.root = rt.Trajectory(position=(position[0], 0.0, position[1]), rotation=rotation)
@@ -143,6 +172,43 @@ class Locomotion:
     def frame(self) -> int:
         return self._frame_at(self.entry, self.time)
 
+    # ------------------------------------------------------------ the driver
+
+    def set_driver(self, driver: str) -> None:
+        """Drive by the database (the motion-matching node) or the learned model: the
+        select's switch, blended by the inertialize node; the node taking over searches or
+        projects at once from the query (it did not play while the other drove)."""
+        if driver not in DRIVERS or (driver == "learned" and self.model is None):
+            raise ValueError(f"no {driver!r} driver here")
+        if driver == self.driver:
+            return
+        n = len(FUTURE)
+        self.driver = driver
+        self.graph.set_parameter(2 * n + 2, ParameterType.int_, DRIVERS.index(driver))
+        self._trigger()
+
+    @property
+    def driver_name(self) -> str:
+        return "motion database" if self.driver == "database" else "learned model"
+
+    def switch_driver(self) -> None:
+        """The other driver (no-op without a model)."""
+        if self.model is not None:
+            self.set_driver(DRIVERS[1 - DRIVERS.index(self.driver)])
+
+    def _trigger(self) -> None:
+        """A search (or a projection) at the next update, by the driving node."""
+        n = len(FUTURE)
+        self.graph.set_parameter(2 * n + (self.driver == "learned"), ParameterType.trigger, True)
+
+    def learned_state(self) -> np.ndarray | None:
+        """The learned node's state (its first feature_count values the features it plays),
+        None without a model or before its first projection."""
+        if self._learned is None or not self.graph.scalars[self._learned]:
+            return None
+        at = self._learned + 5 + self.model.event_count
+        return self.graph.scalars[at:at + self.model.state_count]
+
     # ------------------------------------------------------------ one step
 
     def set_goal(self, velocity) -> None:
@@ -158,7 +224,7 @@ class Locomotion:
         self._predict()
         goal = np.array([self.goal.velocity[0], self.goal.velocity[2]])
         if np.linalg.norm(goal - self.searched_goal) > self.settings.sharp_change:
-            self.graph.set_parameter(2 * len(FUTURE), ParameterType.trigger, True)
+            self._trigger()
             self.searched_goal = goal
         move = self._play(dt)
         self._root_motion(move, slide, dt)
@@ -170,13 +236,17 @@ class Locomotion:
         for k in range(2 * n):
             g.set_parameter(k, ParameterType.vector2, self.trajectory[2 * k:2 * k + 2])
         before = (self.entry, self.time)
+        had = self._learned is not None and bool(g.scalars[self._learned])
         _, _, move = g.update(dt)
         g.evaluate(self.pose)
         self.pose.compute_model(self.trainer)
-        self.entry, self.time = int(g.scalars[self._node + 1]), float(g.scalars[self._node + 2])
-        end = self.database.entry(before[0]).end
-        on = min(before[1] + dt, end)
-        self.jumped = self.entry != before[0] or abs(self.time - on) > 1e-4
+        if self.driver == "learned":       # a projection past the first: since back to 0
+            self.jumped = had and float(g.scalars[self._learned + 1]) == 0.0
+        else:
+            self.entry, self.time = int(g.scalars[self._node + 1]), float(g.scalars[self._node + 2])
+            end = self.database.entry(before[0]).end
+            on = min(before[1] + dt, end)
+            self.jumped = self.entry != before[0] or abs(self.time - on) > 1e-4
         self.jumps += self.jumped
         return np.asarray(move, np.float64)
 

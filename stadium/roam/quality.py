@@ -4,7 +4,9 @@ frames), and the trajectory error (how far its root is from the desired path the
 springs draw); and the same foot sliding measured on the source mocap itself, every baked
 clip played straight through with its own root motion.
 
-    python -m stadium.roam.quality      prints them, one JSON object a line
+    python -m stadium.roam.quality              prints them, one JSON object a line
+    python -m stadium.roam.quality --learned    ... and the same path driven by the shipped
+                                                learned model (or --learned MODEL's)
 
 A foot is planted on a frame when its ankle is within PLANT_HEIGHT of the ground in
 consecutive frames; it slides by how far it moved along the ground between them.
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -107,12 +110,14 @@ class RoamQuality:
     seconds: float
 
 
-def roam_quality(path=PATH, steps: int = PATH_STEPS) -> RoamQuality:
-    """The roam scene played by `path`'s keys for `steps` steps, measured every step."""
+def roam_quality(path=PATH, steps: int = PATH_STEPS, model=None,
+                 driver: str = "database") -> RoamQuality:
+    """The roam scene played by `path`'s keys for `steps` steps, measured every step; the
+    trainer driven by `driver` (the learned one `model`)."""
     from .scene import RoamScene
 
     world = diorama.build()
-    scene = RoamScene(world, (world.cell("left"), world.cell("right")), path)
+    scene = RoamScene(world, (world.cell("left"), world.cell("right")), path, model, driver)
     motion, loc = scene.motion, scene.locomotion
     slide = FootSlide()
     errors = []
@@ -126,21 +131,49 @@ def roam_quality(path=PATH, steps: int = PATH_STEPS) -> RoamQuality:
                        float(np.mean(errors)), float(np.max(errors)), seconds)
 
 
-def figures() -> list[dict]:
-    q = roam_quality()
-    source = source_sliding()
+def _rows(prefix: str, q: RoamQuality, source: float) -> list[dict]:
     return [
-        {"figure": "roam_foot_slide_cm", "value": round(q.foot_slide_cm, 4), "unit": "cm/planted frame",
-         "target": f"<= 1.5 x the source's {source:.4f}"},
-        {"figure": "roam_source_foot_slide_cm", "value": round(source, 4), "unit": "cm/planted frame",
+        {"figure": f"{prefix}_foot_slide_cm", "value": round(q.foot_slide_cm, 4),
+         "unit": "cm/planted frame", "target": f"<= 1.5 x the source's {source:.4f}"},
+        {"figure": f"{prefix}_jumps_per_s", "value": round(q.jumps_per_second, 3), "unit": "1/s",
          "target": "report"},
-        {"figure": "roam_jumps_per_s", "value": round(q.jumps_per_second, 3), "unit": "1/s",
-         "target": "report"},
-        {"figure": "roam_trajectory_error_cm", "value": round(q.trajectory_error_cm, 3), "unit": "cm",
-         "target": f"report (max {q.trajectory_error_max_cm:.2f})"},
+        {"figure": f"{prefix}_trajectory_error_cm", "value": round(q.trajectory_error_cm, 3),
+         "unit": "cm", "target": f"report (max {q.trajectory_error_max_cm:.2f})"},
     ]
 
 
-if __name__ == "__main__":
-    for row in figures():
+def figures(model=None) -> list[dict]:
+    """The database's rows and the source's; with a learned model, its rows too."""
+    source = source_sliding()
+    rows = _rows("roam", roam_quality(), source)
+    rows.insert(1, {"figure": "roam_source_foot_slide_cm", "value": round(source, 4),
+                    "unit": "cm/planted frame", "target": "report"})
+    if model is not None:
+        rows += _rows("roam_learned", roam_quality(model=model, driver="learned"), source)
+    return rows
+
+
+def main(argv=None) -> int:
+    import argparse
+    from pathlib import Path
+
+    from ..errors import BadInput
+    from .learned import SHIPPED, open_model
+
+    p = argparse.ArgumentParser(prog="python -m stadium.roam.quality",
+                                description="Roam's quality in numbers, one JSON object a line.")
+    p.add_argument("--learned", type=Path, nargs="?", const=SHIPPED, metavar="MODEL",
+                   help=f"also the path driven by this learned model (default {SHIPPED.name})")
+    a = p.parse_args(argv)
+    try:
+        model = None if a.learned is None else open_model(a.learned)
+    except BadInput as error:
+        print(error, file=sys.stderr)
+        return 2
+    for row in figures(model):
         print(json.dumps(row))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

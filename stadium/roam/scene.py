@@ -6,8 +6,12 @@ mocap's centimetres into the world and kept out of the village's walls; the came
 follows; stepping onto the battle spot ends the roam (`arrived`), and the viewer starts
 the battle.
 
+With a learned model, the trainer is driven by the motion database or by the model, and
+pressing l switches (locomotion.Locomotion.set_driver; the inertialize node blends it).
+
 A script drives it headless: `keys` is a list of [step, "keys"] pairs, each naming the
-keys held from that step on ("up+shift", "left", "" for none). What the renderer reads
+keys held from that step on ("up+shift", "left", "" for none); l among them where it was
+not in the pair before is a press ("up+l": switch and walk on). What the renderer reads
 is a scene's: no fighters, the trainer and the spot's mark as its `trainers`, a `camera`
 that moves, and a `shadow_key` that changes when the sun's shadow window must follow.
 """
@@ -33,7 +37,8 @@ SHADOW_CELLS = 4                         # the sun's window re-aimed every this 
 MOVES = {"up": (0, 1), "w": (0, 1), "down": (0, -1), "s": (0, -1),
          "left": (-1, 0), "a": (-1, 0), "right": (1, 0), "d": (1, 0)}
 RUN_KEYS = ("shift", "left shift", "right shift")
-KEY_NAMES = tuple(MOVES) + RUN_KEYS
+SWITCH = "l"                             # pressed: the other driver (database / learned model)
+KEY_NAMES = tuple(MOVES) + RUN_KEYS + (SWITCH,)
 
 
 def parse_keys(text: str) -> frozenset:
@@ -62,10 +67,10 @@ class RoamTrainer:
 
 
 class RoamScene:
-    def __init__(self, diorama, cells, script=()):
+    def __init__(self, diorama, cells, script=(), model=None, driver: str = "database"):
         self.diorama = diorama
         self.motion = roam_motion()
-        self.walls = Walls(diorama.voxel)
+        self.walls = Walls(diorama.voxel, tops=diorama.tops)
         self.to_world = SCALE                                   # the trainer's cm -> world units
         self.origin = diorama.cell(START)
         self.spot = diorama.cell(SPOT)
@@ -74,7 +79,8 @@ class RoamScene:
         self.trainers = (self.trainer, self.marker)
         self.fighters = ()
         toward = self.spot - self.origin
-        self.locomotion = Locomotion(self.motion, yaw=math.atan2(toward[0], toward[2]))
+        self.locomotion = Locomotion(self.motion, yaw=math.atan2(toward[0], toward[2]),
+                                     model=model, driver=driver)
         self.battle_camera = BattleCam.battle(*cells)
         self._centre = 0.5 * (np.asarray(cells[0], float) + np.asarray(cells[1], float))
         self.camera = BattleCam.battle(*cells)
@@ -94,6 +100,8 @@ class RoamScene:
     # ------------------------------------------------------------ input
 
     def press(self, key: str) -> None:
+        if key == SWITCH and key not in self.held:
+            self.locomotion.switch_driver()
         if key in KEY_NAMES:
             self.held.add(key)
 
@@ -103,6 +111,8 @@ class RoamScene:
     def _scripted_keys(self) -> None:
         for step, keys in self.script:
             if step == self.steps:
+                if SWITCH in keys and SWITCH not in self.held:
+                    self.locomotion.switch_driver()
                 self.held = set(keys)
 
     def desired_velocity(self) -> np.ndarray:

@@ -4,8 +4,10 @@ the frame's time, in the model's output layout (model_build.decompressor_outputs
 
     per bone      its local translation, then its rotation's first two matrix columns
     per scaled    its local scale
-    root motion   bone 0's velocity and angular velocity in its own space, per second (a
-                  forward difference over one database frame; a backward one at a clip's end)
+    root motion   the root's velocity and angular velocity in its own space, per second (a
+                  forward difference over one database frame; a backward one at a clip's end):
+                  the clip's root motion's, as the database's features and a clip node's
+                  move have it; bone 0's for a clip without root motion
     float tracks  the named track's value (0 where the clip has no such track)
     events        1 at the frame nearest an event of that name, else 0
 
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...clip.clip import sample_batch
+from ...clip.rootmotion import moves_at
 from ...core.transform import quat_conj, quat_mul, quat_rotate
 from ...matching.database_build import MatchEntryFlag, _mirrored
 from ...pose.pose import PoseBatch
@@ -75,7 +78,10 @@ def sample(sk, db, clips, mirror_map, scaled, tracks, events) -> TrainingData:
         ahead = times + dt <= clip.duration + 1e-9
         t0 = np.where(ahead, times, times - dt)
         now = _locals(sk, clip, times)
-        a, b = _locals(sk, clip, t0)[:, 0], _locals(sk, clip, t0 + dt)[:, 0]
+        if clip.moves is not None:          # its root motion carries the root, not bone 0
+            a, b = moves_at(clip, t0), moves_at(clip, t0 + dt)
+        else:
+            a, b = _locals(sk, clip, t0)[:, 0], _locals(sk, clip, t0 + dt)[:, 0]
         q = now[:, :, 3:7].reshape(-1, 4)
         cols = np.concatenate([now[:, :, 0:3],
                                quat_rotate(q, X_AXIS).reshape(times.size, bones, 3),

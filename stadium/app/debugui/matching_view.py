@@ -1,9 +1,10 @@
-"""The debugger's matching view, for roam mode: a panel with the entry and frame the
-trainer's motion-matching node plays, its jumps, and the feature costs of the frame
-playing against the query the node makes of it, channel by channel; and an
-overlay on the frame drawing the desired trajectory (the keys' springs FUTURE seconds
-ahead) and the matched one (the frame's own trajectory features, where they put the root).
-Only reads the roam scene.
+"""The debugger's matching view, for roam mode: a panel with what drives the trainer (the
+motion database or the learned model) and the memory each takes, the entry and frame the
+motion-matching node plays (or the learned node's state), its jumps, and the feature costs
+of what plays (the database frame's features, or the learned state's) against the query
+made of it, channel by channel; and an overlay on the frame drawing the desired trajectory
+(the keys' springs FUTURE seconds ahead) and the matched one (the playing features'
+trajectory, where they put the root). Only reads the roam scene.
 """
 from __future__ import annotations
 
@@ -24,20 +25,35 @@ def project(viewer, frame_rect, points) -> np.ndarray:
     return np.c_[x + (ndc[:, 0] + 1) * 0.5 * w, y + (1 - ndc[:, 1]) * 0.5 * h]
 
 
+def playing(loc) -> np.ndarray:
+    """The raw features of what plays: the database frame's, or the learned state's first
+    feature_count values (normalized by the model's normalization)."""
+    state = loc.learned_state() if loc.driver == "learned" else None
+    if state is None:
+        db = loc.database
+        return db.frame_features(loc.frame).astype(np.float64) * db.scales + db.offsets
+    offsets, scales = loc.model.normalization()
+    f = loc.model.feature_count
+    return state[:f] * scales.astype(np.float64) + offsets
+
+
 def query(loc) -> np.ndarray:
-    """The raw query the node makes at the frame playing: its features, the desired
+    """The raw query the driving node makes of what plays: its features, the desired
     trajectory's in their places."""
-    db = loc.database
-    q = (db.frame_features(loc.frame).astype(np.float64) * db.scales + db.offsets).astype(np.float32)
-    q[db.feature_count - loc.trajectory.size:] = loc.trajectory
+    q = playing(loc).astype(np.float32)
+    q[q.size - loc.trajectory.size:] = loc.trajectory
     return q
 
 
 def channel_costs(loc) -> list[tuple[str, float]]:
-    """Per channel, the squared normalized differences between the query and the frame
-    playing (what a search adds up for it, less the biases)."""
+    """Per channel, the squared normalized differences between the query and what plays
+    (for the database, what a search adds up for the frame, less the biases)."""
     db = loc.database
-    diff = ((query(loc) - db.offsets) / db.scales - db.frame_features(loc.frame)).astype(np.float32)
+    if loc.driver == "database":            # the very features the search reads
+        features = db.frame_features(loc.frame)
+    else:
+        features = ((playing(loc) - db.offsets) / db.scales).astype(np.float32)
+    diff = ((query(loc) - db.offsets) / db.scales - features).astype(np.float32)
     sk = loc.trainer
     rows = []
     for k in range(db.channel_count):
@@ -50,13 +66,30 @@ def channel_costs(loc) -> list[tuple[str, float]]:
     return rows
 
 
+def memory(loc) -> tuple[int, int, int]:
+    """(database bytes, its clips' bytes, learned model bytes (0 without one)): what each
+    driver needs in memory to play."""
+    clips = sum(memoryview(c.data).nbytes for c in loc.motion.baked)
+    model = 0 if loc.model is None else memoryview(loc.model.data).nbytes
+    return memoryview(loc.database.data).nbytes, clips, model
+
+
+def driver_lines(loc) -> list[str]:
+    """What drives the trainer and what each driver takes in memory."""
+    db, clips, model = memory(loc)
+    lines = [f"driven by the {loc.driver_name}" + ("" if loc.model is None else "   (l switches)"),
+             f"database {(db + clips) / 1e6:.2f} MB: features {db / 1e6:.2f} + clips {clips / 1e6:.2f}"]
+    if loc.model is not None:
+        lines.append(f"learned model {model / 1e6:.3f} MB ({(db + clips) / model:.0f}x smaller)")
+    return lines
+
+
 def matched_trajectory(loc) -> np.ndarray:
     """The frame's trajectory positions, (x, z) on the mocap's ground where they put the
     character's root."""
-    db = loc.database
-    raw = db.frame_features(loc.frame).astype(np.float64) * db.scales + db.offsets
+    raw = playing(loc)
     n = len(loc.predicted)
-    local = raw[db.feature_count - 4 * n:db.feature_count - 2 * n].reshape(n, 2)
+    local = raw[raw.size - 4 * n:raw.size - 2 * n].reshape(n, 2)
     from stadium.roam.locomotion import turn_y
 
     return np.array([loc.position + turn_y(loc.yaw, p) for p in local])
@@ -88,11 +121,17 @@ def panel(ui, viewer) -> None:
     imgui = ui.imgui
     roam = viewer.roam
     loc = roam.locomotion
-    names = loc.motion.staged.names
-    entry = loc.entry
-    mirrored = " (mirrored)" if loc.entry_mirrored[entry] else ""
-    imgui.text(f"entry {entry}: {names[loc.entry_clip[entry]]}{mirrored}")
-    imgui.text(f"frame {loc.frame}   clip time {loc.time:.3f} s")
+    for line in driver_lines(loc):
+        imgui.text(line)
+    imgui.separator()
+    if loc.driver == "learned":
+        imgui.text(f"learned state: {loc.model.latent_count} latent + {loc.model.feature_count} features")
+    else:
+        names = loc.motion.staged.names
+        entry = loc.entry
+        mirrored = " (mirrored)" if loc.entry_mirrored[entry] else ""
+        imgui.text(f"entry {entry}: {names[loc.entry_clip[entry]]}{mirrored}")
+        imgui.text(f"frame {loc.frame}   clip time {loc.time:.3f} s")
     seconds = max(roam.time, 1e-9)
     imgui.text(f"jumps {loc.jumps} ({loc.jumps / seconds:.2f}/s){'   jumped' if loc.jumped else ''}")
     v = roam.velocity
@@ -100,7 +139,8 @@ def panel(ui, viewer) -> None:
     imgui.text_colored(imgui.ImVec4(*(c / 255 for c in DESIRED)), "desired trajectory")
     imgui.same_line()
     imgui.text_colored(imgui.ImVec4(*(c / 255 for c in MATCHED)), "matched trajectory")
-    imgui.separator_text("feature costs of the frame playing")
+    imgui.separator_text("feature costs of the frame playing" if loc.driver == "database"
+                         else "feature costs of the learned state")
     rows = channel_costs(loc)
     most = max((c for _, c in rows), default=0.0) or 1.0
     for name, cost in rows:
