@@ -105,8 +105,7 @@ class Pose:
         opened(skeleton)
         n = skeleton.bone_count
         self.buffer = caller_block(memory, None, pose_size(n), "a pose")[:pose_size(n)]
-        self._head, self._identity, self.locals, self.model = _views(self.buffer, n)
-        self.extent = _extent(self.buffer)
+        self._set_views(n)
         self._head[:] = (MAGIC, 0, n, 0)
         self.buffer[16:24].view("<u8")[0] = skeleton.identity
         self.buffer[24:32] = 0
@@ -127,9 +126,16 @@ class Pose:
             raise CapacityError("bytes shorter than the pose they hold")
         self = cls.__new__(cls)
         self.buffer = buf[:pose_size(n)]
-        self._head, self._identity, self.locals, self.model = _views(self.buffer, n)
-        self.extent = _extent(self.buffer)
+        self._set_views(n)
         return self
+
+    def _set_views(self, n: int) -> None:
+        """The arrays over the buffer, made once: the header's, the locals (also read-only,
+        the one type the blend and add kernels read layers as) and the model."""
+        self._head, self._identity, self.locals, self.model = _views(self.buffer, n)
+        self.read_only_locals = self.locals.view()
+        self.read_only_locals.flags.writeable = False
+        self.extent = _extent(self.buffer)
 
     # ---- facts
     @property
@@ -175,22 +181,25 @@ class Pose:
         self.compute_model(skeleton)
 
     def compute_model(self, skeleton: Skeleton) -> None:
-        """maniPose_ComputeModel: the checks of _require, then one kernel call (a per-frame
-        call: its Python is kept to what the spec's refusals need)."""
-        opened(skeleton)
+        """maniPose_ComputeModel: the checks of _require, then one kernel call. A per-frame
+        call: its Python is what the spec's refusals need, each fact read once (an open
+        skeleton is one of more than 0 bones; its parents are checked again only where its
+        bytes can change)."""
         head = self._head
-        n = skeleton.bone_count
-        if not (skeleton.identity == self._identity.item(0) and n == head.item(2)
+        n = skeleton.bone_count if isinstance(skeleton, Skeleton) else 0
+        if not (n and skeleton.identity == self._identity.item(0) and n == head.item(2)
                 and n == len(self.locals)):
+            opened(skeleton)
             raise InvalidError("a pose of another skeleton")
         flags = head.item(1)
         if flags & DIFFERENCE:
             raise InvalidError("a difference has no model")
-        try:
-            skeleton.check_parents()     # FormatError for a parent changed to one not lower
-        except FormatError:
-            head[1] = flags & ~MODEL_CURRENT
-            raise
+        if skeleton._mutable:
+            try:
+                skeleton.check_parents()     # FormatError for a parent changed to one not lower
+            except FormatError:
+                head[1] = flags & ~MODEL_CURRENT
+                raise
         _compose(skeleton.parents, self.locals, self.model)
         head[1] = MODEL_CURRENT
 
