@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from ..core.jit import kernel
+from .kernels import segment
 
 # bits a component at each rate index: 0 holds the segment's minimum, 32 the binary32 value
 BIT_RATES = np.array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 32],
@@ -243,6 +244,18 @@ def interpolate(a, b, dots, f, bones, fill, out):
             norm = np.float32(math.sqrt(dots[r] * c32 + rest))
             for col in range(3, 7):
                 out[k, col] = out[k, col] / norm
+
+
+@kernel
+def sample_at(samples, dots, t, grid, bones, fill, out):
+    """A full clip's pose at time t in one call: segment() on the grid (rate, duration and
+    last sample, grid's three binary64 numbers), then interpolate() from the two samples
+    in place (a clip of one sample has no dots and interpolates at 0, reading none)."""
+    i, j, f = segment(t, grid[0], grid[1], np.int64(grid[2]))
+    if dots.shape[0]:
+        interpolate(samples[i], samples[j], dots[i], f, bones, fill, out)
+    else:
+        interpolate(samples[i], samples[j], dots.reshape(-1), f, bones, fill, out)
 
 
 @kernel
