@@ -24,6 +24,7 @@ from ..core import args, threads
 from ..core.errors import CapacityError, FormatError, InvalidError
 from ..core.jit import kernel
 from ..core.memory import caller_block
+from .lanes import parent_times
 from .skeleton import Skeleton, opened
 from ..core.transform import IDENTITY, IDENTITY_AFFINE, decompose_affine
 
@@ -76,13 +77,9 @@ def _compose(parents, locals_, model):
         l10, l11, l12 = two * (x * y + z * w) * sx, (ww - xx + yy - zz) * sy, two * (y * z - x * w) * sz
         l20, l21, l22 = two * (x * z - y * w) * sx, two * (y * z + x * w) * sy, (ww - xx - yy + zz) * sz
         p = np.int64(parents[b])
-        if p < b:           # indexed whole, no row views: a view per bone costs its arithmetic
-            for i in range(3):
-                a0, a1, a2 = model[p, i, 0], model[p, i, 1], model[p, i, 2]
-                model[b, i, 0] = a0 * l00 + a1 * l10 + a2 * l20
-                model[b, i, 1] = a0 * l01 + a1 * l11 + a2 * l21
-                model[b, i, 2] = a0 * l02 + a1 * l12 + a2 * l22
-                model[b, i, 3] = a0 * tx + a1 * ty + a2 * tz + model[p, i, 3]
+        if p < b:           # row i: a0 l0j + a1 l1j + a2 l2j, a0 tx + a1 ty + a2 tz + a3
+            parent_times(model, b, p, (l00, l01, l02, tx), (l10, l11, l12, ty),
+                         (l20, l21, l22, tz))
         else:
             model[b, 0, 0], model[b, 0, 1], model[b, 0, 2], model[b, 0, 3] = l00, l01, l02, tx
             model[b, 1, 0], model[b, 1, 1], model[b, 1, 2], model[b, 1, 3] = l10, l11, l12, ty
