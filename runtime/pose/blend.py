@@ -115,8 +115,8 @@ def _layers(layers, pose: Pose, skeleton: Skeleton, out: bool) -> tuple:
 
 def _masks(layers: Sequence[BlendLayer], n: int) -> np.ndarray:
     """Every layer's bone weights (layers, n), ones where a layer has none, each checked to
-    lie in [0, 1] (no layer has any: (0, n)): a layer's weight on a bone is its weight
-    times its bone weight, as the kernels take it."""
+    lie in [0, 1], for layers some of which have them (else _NO_MASKS): a layer's weight on
+    a bone is its weight times its bone weight, as the kernels take it."""
     masks = np.ones((len(layers), n), dtype=np.float64)
     for i, layer in enumerate(layers):
         if layer.bone_weights is None:
