@@ -1,5 +1,5 @@
-"""Binary32 lanes for the pose kernels: a model matrix times a local's block (compose), a
-pose row's interpolation (clip sampling).
+"""Binary32 lanes for the pose kernels: a bone's local block and its model matrix (compose),
+a pose row's interpolation (clip sampling).
 
 numba compiles with LLVM's loop vectorizer but not its SLP vectorizer, so a row of numbers
 worked column by column stays one scalar operation a column. These intrinsics do the same
@@ -80,49 +80,78 @@ def lerp_row(typingctx, out, k, a, ra, b, rb, f, norm):
     return sig, codegen
 
 
+def _shuffle(builder, a, b, lanes):
+    return builder.shuffle_vector(a, b, ir.Constant(ir.VectorType(_I32, 4), lanes))
+
+
+def _block(builder, row):
+    """The local's block from its row's float*: three <4 x float> rows, the rotation's
+    homogeneous matrix with column j times s_j, then the translation, each number by the
+    scalar kernel's operations in its order: (((ww + xx) - yy) - zz) s_x on the diagonal
+    (a - b as a + b (-1), the same bits), (2 (xy - zw)) s_y off it."""
+    f4 = ir.VectorType(_F32, 4)
+    q = builder.load(_lanes(builder, row, 3, 4), align=4)                          # x y z w
+    t = builder.load(_lanes(builder, row, 0, 4), align=4)                          # tx ty tz x
+    s = _shuffle(builder, *[builder.load(_lanes(builder, row, 6, 4), align=4)] * 2,
+                 [1, 2, 3, 3])                                                   # sx sy sz
+    sq = builder.fmul(q, q)
+    lane = [_shuffle(builder, sq, sq, [k] * 4) for k in range(4)]               # xx yy zz ww
+    signs = [ir.Constant(f4, v) for v in ([1.0, -1.0, -1.0, 1.0], [-1.0, 1.0, -1.0, 1.0],
+                                          [-1.0, -1.0, 1.0, 1.0])]
+    diagonal = lane[3]
+    for k in range(3):
+        diagonal = builder.fadd(diagonal, builder.fmul(lane[k], signs[k]))
+    products = builder.fmul(_shuffle(builder, q, q, [0, 0, 1, 1]), _shuffle(builder, q, q, [1, 2, 2, 2]))
+    others = builder.fmul(_shuffle(builder, q, q, [2, 1, 0, 0]), _shuffle(builder, q, q, [3, 3, 3, 3]))
+    two = _splat(builder, ir.Constant(_F32, 2.0), 4)
+    minus = builder.fmul(two, builder.fsub(products, others))    # 2(xy - zw) 2(xz - yw) 2(yz - xw)
+    plus = builder.fmul(two, builder.fadd(products, others))     # 2(xy + zw) 2(xz + yw) 2(yz + xw)
+    rows = (_shuffle(builder, _shuffle(builder, diagonal, minus, [0, 4, 0, 0]), plus, [0, 1, 5, 0]),
+            _shuffle(builder, _shuffle(builder, diagonal, minus, [0, 1, 6, 0]), plus, [4, 1, 2, 0]),
+            _shuffle(builder, _shuffle(builder, diagonal, minus, [5, 0, 2, 0]), plus, [0, 6, 2, 0]))
+    return [_shuffle(builder, builder.fmul(r, s), t, [0, 1, 2, 4 + i]) for i, r in enumerate(rows)]
+
+
 @intrinsic
-def parent_times(typingctx, model, b, p, row0, row1, row2):
-    """model[b] = model[p] times the local's block, row by row as <4 x float>: row i is
-    ((m_i0 r0 + m_i1 r1) + m_i2 r2) + (-0, -0, -0, m_i3), r0..r2 the block's rows (the
-    rotation and scale's, the translation last) as 4-tuples of binary32, the order and
-    bits of the scalar sum (x + -0 is x, signed zeros and NaN included). model is
-    (n, 3, 4), a row's numbers adjacent (a pose's, a batch's); p < b, so the parent's rows
-    are read before any is written."""
-    if not (isinstance(model, types.Array) and model.dtype == types.float32 and model.ndim == 3
-            and model.mutable):
+def compose_bone(typingctx, locals_, model, b, p):
+    """model[b] from the local in row b of locals_: its block where p is no lower bone (a
+    root), else model[p] times it row by row, row i ((m_i0 r0 + m_i1 r1) + m_i2 r2) +
+    (-0, -0, -0, m_i3) for the block's rows r0..r2, the scalar sum's order and bits (x +
+    -0 is x, signed zeros and NaN included). locals_ (n, 10) and model (n, 3, 4), a row's
+    numbers adjacent (a pose's, a batch's); p < b, so the parent's rows are read before any
+    is written."""
+    if not (_rows_type(locals_) and isinstance(model, types.Array) and model.ndim == 3
+            and model.dtype == types.float32 and model.mutable):
         return None
-    sig = types.none(model, b, p, row0, row1, row2)
+    sig = types.none(locals_, model, b, p)
 
     def codegen(context, builder, signature, args):
         tys = signature.args
-        ary = context.make_array(tys[0])(context, builder, args[0])
+        bone = context.cast(builder, args[2], tys[2], types.int64)
+        parent = context.cast(builder, args[3], tys[3], types.int64)
+        block = _block(builder, _row(context, builder, tys[0], args[0], bone))
+        ary = context.make_array(tys[1])(context, builder, args[1])
         data = builder.bitcast(ary.data, ir.IntType(8).as_pointer())
         strides = [builder.extract_value(ary.strides, d) for d in range(2)]
-        f4 = ir.VectorType(_F32, 4).as_pointer()
 
-        def matrix_row(n, i):
-            bone = context.cast(builder, args[n], tys[n], types.int64)
-            at = builder.add(builder.mul(bone, strides[0]),
+        def matrix_row(index, i):
+            at = builder.add(builder.mul(index, strides[0]),
                              builder.mul(ir.Constant(_I64, i), strides[1]))
-            return builder.bitcast(builder.gep(data, [at]), f4)
-        block = []
-        for k in range(3):
-            v = ir.Constant(ir.VectorType(_F32, 4), ir.Undefined)
-            for j in range(4):
-                v = builder.insert_element(v, builder.extract_value(args[3 + k], j),
-                                           ir.Constant(_I32, j))
-            block.append(v)
-        parent = [builder.load(matrix_row(2, i), align=4) for i in range(3)]
-        zeros = ir.Constant(ir.VectorType(_F32, 4), [-0.0] * 4)
-        mask = ir.VectorType(_I32, 4)
-        for i in range(3):
-            m = parent[i]
-            acc = None
-            for k in range(3):
-                term = builder.fmul(builder.shuffle_vector(m, m, ir.Constant(mask, [k] * 4)),
-                                    block[k])
-                acc = term if acc is None else builder.fadd(acc, term)
-            last = builder.shuffle_vector(zeros, m, ir.Constant(mask, [0, 1, 2, 7]))
-            builder.store(builder.fadd(acc, last), matrix_row(1, i), align=4)
+            return builder.bitcast(builder.gep(data, [at]), ir.VectorType(_F32, 4).as_pointer())
+        with builder.if_else(builder.icmp_signed("<", parent, bone)) as (child, root):
+            with child:
+                above = [builder.load(matrix_row(parent, i), align=4) for i in range(3)]
+                zeros = ir.Constant(ir.VectorType(_F32, 4), [-0.0] * 4)
+                for i in range(3):
+                    m = above[i]
+                    acc = builder.fmul(_shuffle(builder, m, m, [0] * 4), block[0])
+                    for k in (1, 2):
+                        acc = builder.fadd(acc, builder.fmul(_shuffle(builder, m, m, [k] * 4),
+                                                             block[k]))
+                    last = _shuffle(builder, zeros, m, [0, 1, 2, 7])
+                    builder.store(builder.fadd(acc, last), matrix_row(bone, i), align=4)
+            with root:
+                for i in range(3):
+                    builder.store(block[i], matrix_row(bone, i), align=4)
         return context.get_dummy_value()
     return sig, codegen

@@ -24,7 +24,7 @@ from ..core import args, threads
 from ..core.errors import CapacityError, FormatError, InvalidError
 from ..core.jit import kernel
 from ..core.memory import caller_block
-from .lanes import parent_times
+from .lanes import compose_bone
 from .skeleton import Skeleton, opened
 from ..core.transform import IDENTITY, IDENTITY_AFFINE, decompose_affine
 
@@ -67,23 +67,8 @@ def _compose(parents, locals_, model):
     + z^2 + w^2 stands in for 1) with column j scaled by s_j. A parent that is not a lower
     index counts as none: Skeleton.check_parents() has refused those already, and the kernel
     then never reads a matrix it has not written."""
-    two = np.float32(2.0)
-    for b in range(locals_.shape[0]):
-        tx, ty, tz = locals_[b, 0], locals_[b, 1], locals_[b, 2]
-        x, y, z, w = locals_[b, 3], locals_[b, 4], locals_[b, 5], locals_[b, 6]
-        sx, sy, sz = locals_[b, 7], locals_[b, 8], locals_[b, 9]
-        xx, yy, zz, ww = x * x, y * y, z * z, w * w
-        l00, l01, l02 = (ww + xx - yy - zz) * sx, two * (x * y - z * w) * sy, two * (x * z + y * w) * sz
-        l10, l11, l12 = two * (x * y + z * w) * sx, (ww - xx + yy - zz) * sy, two * (y * z - x * w) * sz
-        l20, l21, l22 = two * (x * z - y * w) * sx, two * (y * z + x * w) * sy, (ww - xx - yy + zz) * sz
-        p = np.int64(parents[b])
-        if p < b:           # row i: a0 l0j + a1 l1j + a2 l2j, a0 tx + a1 ty + a2 tz + a3
-            parent_times(model, b, p, (l00, l01, l02, tx), (l10, l11, l12, ty),
-                         (l20, l21, l22, tz))
-        else:
-            model[b, 0, 0], model[b, 0, 1], model[b, 0, 2], model[b, 0, 3] = l00, l01, l02, tx
-            model[b, 1, 0], model[b, 1, 1], model[b, 1, 2], model[b, 1, 3] = l10, l11, l12, ty
-            model[b, 2, 0], model[b, 2, 1], model[b, 2, 2], model[b, 2, 3] = l20, l21, l22, tz
+    for b in range(locals_.shape[0]):      # in binary32 lanes (pose/lanes.py), same bits
+        compose_bone(locals_, model, b, np.int64(parents[b]))
 
 
 @kernel
