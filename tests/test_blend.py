@@ -274,6 +274,46 @@ def test_difference_refused_in_place_leaves_the_pose_unchanged():
         np.testing.assert_array_equal(pose.buffer, before)
 
 
+def first_not_finite(pose, basis):
+    """The first bone whose difference, normalized then rounded to binary32, has a part that
+    is not finite (the spec's refusal), by numpy in binary64; -1 for none."""
+    a, b = pose.locals.astype(np.float64), basis.locals.astype(np.float64)
+    ax, ay, az, aw = a[:, 3:7].T
+    bx, by, bz, bw = -b[:, 3], -b[:, 4], -b[:, 5], b[:, 6]
+    with np.errstate(all="ignore"):
+        q = np.stack([bw * ax + bx * aw + by * az - bz * ay, bw * ay - bx * az + by * aw + bz * ax,
+                      bw * az + bx * ay - by * ax + bz * aw, bw * aw - bx * ax - by * ay - bz * az], 1)
+        d = np.hstack([a[:, :3] - b[:, :3], q / np.sqrt((q * q).sum(1))[:, None], a[:, 7:] / b[:, 7:]])
+        bad = np.flatnonzero(~np.isfinite(d.astype(np.float32)).all(1))
+    return int(bad[0]) if bad.size else -1
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_difference_refuses_the_first_bone_not_finite_whatever_the_parts(seed):
+    """The kernel's check before normalizing (by the rotation's squared length) refuses the
+    bones the normalized difference would leave not finite, and no other: rotations of 0,
+    tiny, huge, infinite or NaN parts, scales of 0 and translations far apart."""
+    rng = np.random.default_rng(seed)
+    pose, basis = random_pose(SK, rng), random_pose(SK, rng)
+    specials = [0.0, -0.0, 1e-45, -1e-45, 1e-38, 3e38, -3e38, np.inf, -np.inf, np.nan]
+    for _ in range(rng.integers(1, 4)):
+        row, col = rng.integers(SK.bone_count), rng.integers(10)
+        which = pose if rng.integers(2) else basis
+        which.locals[row, col] = rng.choice(specials)
+        if rng.integers(3) == 0:        # a whole rotation of specials, or of zeros
+            which.locals[row, 3:7] = rng.choice(specials, 4) if rng.integers(2) else 0.0
+    want = first_not_finite(pose, basis)
+    out = rt.Pose(SK)
+    before = out.buffer.copy()
+    if want < 0:
+        capi.maniSkeleton_ComputePoseDifference(SK, pose, basis, out)
+        assert np.isfinite(out.locals).all()
+    else:
+        with pytest.raises(rt.InvalidError, match=f"bone {want}:"):
+            capi.maniSkeleton_ComputePoseDifference(SK, pose, basis, out)
+        np.testing.assert_array_equal(out.buffer, before)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**31), st.lists(st.sampled_from([0.0, 1.0, 0.3]) | weights, min_size=1, max_size=3),
        st.booleans())

@@ -147,6 +147,57 @@ def test_compute_model_equals_plain_reference(seed, mirror):
     assert (np.abs(pose.model - ref) <= 2e-6 * scale * (depths(SK)[:, None, None] + 1)).all()
 
 
+def scalar_model(skeleton, locals_) -> np.ndarray:
+    """The compose formula in numpy binary32 scalars, bone by bone, each sum in its order:
+    the local's block (homogeneous rotation, column j times s_j), then row i of the parent
+    times it, ((a0 l0j + a1 l1j) + a2 l2j) (+ a3 for the translation)."""
+    f = np.float32
+    two = f(2)
+    model = np.zeros((len(locals_), 3, 4), np.float32)
+    with np.errstate(all="ignore"):
+        for b, row in enumerate(locals_):
+            tx, ty, tz, x, y, z, w, sx, sy, sz = (f(v) for v in row)
+            xx, yy, zz, ww = x * x, y * y, z * z, w * w
+            block = np.array([[(ww + xx - yy - zz) * sx, two * (x * y - z * w) * sy,
+                               two * (x * z + y * w) * sz, tx],
+                              [two * (x * y + z * w) * sx, (ww - xx + yy - zz) * sy,
+                               two * (y * z - x * w) * sz, ty],
+                              [two * (x * z - y * w) * sx, two * (y * z + x * w) * sy,
+                               (ww - xx - yy + zz) * sz, tz]], np.float32)
+            p = skeleton.parents[b]
+            if p == rt.NO_BONE:
+                model[b] = block
+                continue
+            for i in range(3):
+                a0, a1, a2, a3 = (f(v) for v in model[p, i])
+                for j in range(4):
+                    model[b, i, j] = a0 * block[0, j] + a1 * block[1, j] + a2 * block[2, j]
+                model[b, i, 3] = model[b, i, 3] + a3
+    return model
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_compose_gives_the_scalar_formulas_bits(seed):
+    """The kernel's rows in binary32 lanes (pose/lanes.py) give the scalar sums' bits, signed
+    zeros, infinities and NaN included, for a pose and a batch's."""
+    rng = np.random.default_rng(seed)
+    locals_ = random_locals(rng, 80, mirror=True)
+    hit = rng.uniform(size=locals_.shape) < 0.03
+    locals_[hit] = rng.choice(np.array([0.0, -0.0, np.inf, np.nan, 1e-45], np.float32), hit.sum())
+    locals_[5, 3:7] = -0.0
+    want = scalar_model(SK, locals_)
+    nan = np.isnan(want)            # a NaN made here is numpy's, whose sign may differ
+    pose = rt.Pose(SK)
+    pose.write_locals(0, locals_)
+    pose.compute_model(SK)
+    batch = rt.PoseBatch(SK, 3)
+    batch.locals[1] = locals_
+    batch.compute_model(SK)
+    for got in (pose.model, batch.model[1]):
+        np.testing.assert_array_equal(np.isnan(got), nan)
+        np.testing.assert_array_equal(got.view(np.uint32)[~nan], want.view(np.uint32)[~nan])
+
+
 def test_batch_composes_as_single_poses():
     rng = np.random.default_rng(5)
     batch = rt.PoseBatch(SK, 64)

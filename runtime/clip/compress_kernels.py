@@ -21,6 +21,8 @@ import math
 import numpy as np
 
 from ..core.jit import kernel
+from .kernels import segment
+from ..pose.lanes import lerp_row
 
 # bits a component at each rate index: 0 holds the segment's minimum, 32 the binary32 value
 BIT_RATES = np.array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 32],
@@ -235,14 +237,21 @@ def interpolate(a, b, dots, f, bones, fill, out):
         for k in range(out.shape[0]):
             for col in range(10):
                 out[k, col] = fill[k, col]
-    for r in range(bones.size):
-        k = bones[r]
-        for col in range(10):
-            out[k, col] = (b[r, col] - a[r, col]) * f32 + a[r, col]
-        if c:
-            norm = np.float32(math.sqrt(dots[r] * c32 + rest))
-            for col in range(3, 7):
-                out[k, col] = out[k, col] / norm
+    for r in range(bones.size):     # a row in binary32 lanes (pose/lanes.py), same bits
+        norm = np.float32(math.sqrt(dots[r] * c32 + rest)) if c else np.float32(1.0)
+        lerp_row(out, bones[r], a, r, b, r, f32, norm)
+
+
+@kernel
+def sample_at(samples, dots, t, grid, bones, fill, out):
+    """A full clip's pose at time t in one call: segment() on the grid (rate, duration and
+    last sample, grid's three binary64 numbers), then interpolate() from the two samples
+    in place (a clip of one sample has no dots and interpolates at 0, reading none)."""
+    i, j, f = segment(t, grid[0], grid[1], np.int64(grid[2]))
+    if dots.shape[0]:
+        interpolate(samples[i], samples[j], dots[i], f, bones, fill, out)
+    else:
+        interpolate(samples[i], samples[j], dots.reshape(-1), f, bones, fill, out)
 
 
 @kernel
@@ -265,14 +274,9 @@ def interpolate_batch(first, second, dots, i, j, f, lo, hi, bones, fill, rows, o
         c = two * fk * (one - fk)
         rest = one - c
         a, b = first[i[k]], second[j[k]]
-        for r in range(bones.size):
-            bone = bones[r]
-            for col in range(10):
-                o[bone, col] = a[r, col] + (b[r, col] - a[r, col]) * fk
-            if dots.shape[0]:           # none for a clip of one sample
-                norm = np.float32(math.sqrt(dots[i[k], r] * c + rest))
-                for col in range(3, 7):
-                    o[bone, col] = o[bone, col] / norm
+        for r in range(bones.size):     # none for a clip of one sample: its norm is 1
+            norm = np.float32(math.sqrt(dots[i[k], r] * c + rest)) if dots.shape[0] else one
+            lerp_row(o, bones[r], a, r, b, r, fk, norm)
 
 
 @kernel

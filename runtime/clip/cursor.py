@@ -93,7 +93,7 @@ class ClipCursor:
         cursor unchanged) when the clip needs more than the cursor's memory."""
         u64 = self._u64
         shape = (clip.tracked_bone_count, clip.float_track_count, clip.is_compressed)
-        if u64[2] == clip.identity and u64[3] == id(clip):
+        if u64.item(2) == clip.identity and u64.item(3) == id(clip):     # per frame: items
             if self._shape != shape:
                 self._views(*shape)
             return
@@ -124,11 +124,10 @@ class ClipCursor:
             raise InvalidError("not an opened clip")
         bound = clip.check_target(skeleton, out)
         self._bind(clip)
-        i, j, f = clip.segment(time)
         if not clip.is_compressed:      # its samples are at hand: nothing to keep
-            clip._sample_rows(clip._samples[i], clip._samples[j],
-                              clip._dots[i] if clip._last else None, f, skeleton, bound, out)
+            clip.sample_full(bound, time, out)
             return
+        i, j, f = clip.segment(time)
         u32 = self._u32
         rows = self._bone_rows
         if u32[8] != i or u32[9] != j:

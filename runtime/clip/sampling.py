@@ -18,7 +18,7 @@ from . import kernels
 from ..core import args, jit, threads
 from ..core.errors import CapacityError, InvalidError
 from ..core.transform import IDENTITY
-from ..pose.pose import Pose, PoseBatch
+from ..pose.pose import DIFFERENCE, Pose, PoseBatch
 from ..pose.skeleton import Skeleton
 
 F32_MAX = float(np.finfo(np.float32).max)
@@ -108,7 +108,8 @@ class ClipSampling:
     def _skeleton(self, skeleton) -> tuple:
         """Refuses a skeleton that is not the clip's; (bone count, tracked row of each bone or
         -1, identity locals, whether every bone is tracked, what a compressed clip's default
-        parts decode to, what its untracked bones take) for one that is."""
+        parts decode to, what its untracked bones take, the grid's rate, duration and last
+        sample for sample_at) for one that is."""
         if not isinstance(skeleton, Skeleton):
             raise InvalidError("not an opened skeleton")
         if skeleton.identity != self.skeleton_identity:
@@ -125,8 +126,9 @@ class ClipSampling:
                     if self.is_compressed else None)
             fill = jit.array(np.tile(IDENTITY, (n, 1)) if self.is_additive else skeleton.rests,
                              np.float32)
+            grid = jit.array(np.array([self.sample_rate, self.duration, self._last]), np.float64)
             bound = self._bound = (n, where, np.tile(IDENTITY, (n, 1)),
-                                   self.tracked_bone_count == n, base, fill)
+                                   self.tracked_bone_count == n, base, fill, grid)
         return bound
 
     def _batch_scratch(self, m: int) -> "_BatchScratch":
@@ -151,14 +153,20 @@ class ClipSampling:
         (untracked bones the skeleton's rest).
         """
         bound = self.check_target(skeleton, out)
+        if not self.is_compressed:
+            self.sample_full(bound, time, out)
+            return
         i, j, f = self.segment(time)
-        if self.is_compressed:
-            s = self._scratch()
-            self.decode_pair(bound, i, j, s.pair, s.dots)
-            self._sample_rows(s.pair[0], s.pair[1], s.dots, f, skeleton, bound, out)
-        else:
-            self._sample_rows(self._samples[i], self._samples[j], self._dots[i] if self._last else None,
-                              f, skeleton, bound, out)
+        s = self._scratch()
+        self.decode_pair(bound, i, j, s.pair, s.dots)
+        self._sample_rows(s.pair[0], s.pair[1], s.dots, f, skeleton, bound, out)
+
+    def sample_full(self, bound: tuple, time, out: Pose) -> None:
+        """sample() of a full (uncompressed) clip for a checked target: the grid searched and
+        the pair interpolated in one kernel call (ck.sample_at), as _sample_rows would."""
+        ck.sample_at(self._samples, self._dots, seconds(time), bound[6], self._bones64, bound[5],
+                     out.locals)
+        out._head[1] = DIFFERENCE if self.is_additive else 0    # mark_kind: the model stale
 
     def decode_pair(self, bound: tuple, i: int, j: int, rows: np.ndarray, dots: np.ndarray) -> None:
         """A compressed clip's samples i and j into rows (2, B, 10), j's rotations in i's
@@ -183,7 +191,7 @@ class ClipSampling:
         The pose must be of the clip's kind (a difference for an additive clip), since a pose
         holding both kinds would mean nothing; the pose is unchanged on failure.
         """
-        n, where, identity, _, base, _ = self.check_target(skeleton, out)
+        n, where, identity, _, base, *_ = self.check_target(skeleton, out)
         if bones is None:
             raise InvalidError("no bones")
         try:

@@ -38,10 +38,9 @@ class MaskChain:
 
 
 def _check_pose(pose, skeleton: Skeleton, what: str) -> None:
-    if not isinstance(pose, Pose):
-        raise InvalidError(f"{what} is not a pose")
-    if not pose.of(skeleton):
-        raise InvalidError(f"{what} is a pose of another skeleton")
+    if not (isinstance(pose, Pose) and pose.of(skeleton)):
+        raise InvalidError(f"{what} is not a pose" if not isinstance(pose, Pose)
+                           else f"{what} is a pose of another skeleton")
 
 
 def _check_output(pose, skeleton: Skeleton, what: str) -> None:
@@ -60,18 +59,64 @@ def _weight(value, i: int) -> float:
     return value
 
 
-def _layer_weights(layers: Sequence[BlendLayer], n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each layer's weight (layers,) and, when a layer has bone weights, every layer's
-    (layers, n) (ones where it has none; else (0, n)), each factor checked to lie in
-    [0, 1]: a layer's weight on a bone is their product, as the kernels take it."""
+class _Scratch:
+    """What a blend or an add hands its kernel, kept on the pose it writes (a pose is used
+    by one thread at a time) so a frame allocates nothing: the layers' locals stacked and
+    their weights."""
+
+    def __init__(self, k: int, n: int):
+        self.stack = np.empty((k, n, 10), dtype=np.float32)
+        self.read_only_stack = self.stack.view()      # as a layer's locals: one kernel type
+        self.read_only_stack.flags.writeable = False
+        self.scalars = np.empty(k, dtype=np.float64)
+
+
+def _scratch(pose: Pose, k: int, n: int) -> _Scratch:
+    s = pose.__dict__.get("_layer_scratch")
+    if s is None or s.stack.shape[0] != k or s.stack.shape[1] != n:
+        s = pose._layer_scratch = _Scratch(k, n)
+    return s
+
+
+def _layers(layers, pose: Pose, skeleton: Skeleton, out: bool) -> tuple:
+    """Every check blend_poses and add_layers make of their layers, in one pass: each a
+    BlendLayer on a pose of the skeleton, not `pose` (the blend's output) when `out`, its
+    weight in [0, 1]. (scratch with the weights written, the layers' kinds: bit 1 a pose
+    among them, bit 2 a difference, whether any has bone weights, the layers' read-only
+    locals)."""
+    if type(layers) is not list and type(layers) is not tuple:
+        layers = args.records(layers, BlendLayer, "layers")
+    s = _scratch(pose, len(layers), skeleton.bone_count)
+    scalars = s.scalars
+    start, end = pose.extent if out else (0, 0)
+    identity, n = skeleton.identity, skeleton.bone_count
+    kinds = 0
     masked = False
-    values = []
+    rows = []
     for i, layer in enumerate(layers):
-        values.append(_weight(layer.weight, i))
+        if not isinstance(layer, BlendLayer):
+            args.of(layer, BlendLayer, f"layers[{i}]")
+        given = layer.pose
+        if not isinstance(given, Pose):
+            _check_pose(given, skeleton, f"layer {i}")    # the error, named
+        lo, hi = given.extent
+        _, flags, count, _ = given._head.tolist()       # Pose.of, the header read once
+        if not (identity == given._identity.item(0) and n == count and n == len(given.locals)):
+            _check_pose(given, skeleton, f"layer {i}")
+        if lo < end and start < hi:
+            raise InvalidError(f"layer {i} is the output")
+        kinds |= 2 if flags & DIFFERENCE else 1
+        w = layer.weight
+        scalars[i] = w if type(w) is float and 0.0 <= w <= 1.0 else _weight(w, i)
         masked = masked or layer.bone_weights is not None
-    scalars = np.array(values, dtype=np.float64)
-    if not masked:
-        return scalars, _NO_MASKS[:, :n]
+        rows.append(given.read_only_locals)
+    return s, kinds, masked, rows
+
+
+def _masks(layers: Sequence[BlendLayer], n: int) -> np.ndarray:
+    """Every layer's bone weights (layers, n), ones where a layer has none, each checked to
+    lie in [0, 1], for layers some of which have them (else _NO_MASKS): a layer's weight on
+    a bone is its weight times its bone weight, as the kernels take it."""
     masks = np.ones((len(layers), n), dtype=np.float64)
     for i, layer in enumerate(layers):
         if layer.bone_weights is None:
@@ -81,29 +126,31 @@ def _layer_weights(layers: Sequence[BlendLayer], n: int) -> tuple[np.ndarray, np
         if not ((bw >= 0) & (bw <= 1)).all():
             raise InvalidError(f"layer {i}: a bone weight outside 0 to 1")
         masks[i] = bw
-    return scalars, masks
+    return masks
 
 
-def _stacked(layers: Sequence[BlendLayer], n: int) -> np.ndarray:
-    """The layers' locals as one (layers, n, 10) array for a kernel to read: a copy, but for
-    one layer, whose own locals serve (a kernel never writes its layers)."""
-    if len(layers) == 1:
-        return layers[0].pose.locals[None]
-    if not layers:
-        return np.empty((0, n, 10), dtype=np.float32)
-    return np.array([layer.pose.locals for layer in layers])
+def _stacked(s: _Scratch, rows: list) -> np.ndarray:
+    """The layers' locals as one (layers, n, 10) array for a kernel to read: one layer's
+    own, more copied into the scratch by one kernel call (a kernel never writes its
+    layers)."""
+    if len(rows) == 1:
+        return rows[0][None]
+    if rows:
+        _gather(tuple(rows), s.stack)
+    return s.read_only_stack
 
 
-_NO_MASKS = np.zeros((0, 1 << 16), dtype=np.float64)   # no layer has bone weights
+_NO_MASKS = np.zeros((0, 1), dtype=np.float64)     # no layer has bone weights (any n)
 _IDENTITY_REST = IDENTITY[None]     # a difference's rest, the one row every bone shares
 _IDENTITY_REST.flags.writeable = False      # read-only, as a skeleton's rests: one kernel type
 
 
 # ---- kernels: per bone, binary64 arithmetic on binary32 inputs, binary32 stored ------------
 
-@kernel(inner=True)
+@kernel(inner=True, inline=True)
 def _qmul(ax, ay, az, aw, bx, by, bz, bw):
-    """Hamilton product a * b (apply b, then a), xyzw."""
+    """Hamilton product a * b (apply b, then a), xyzw; compiled into each caller (a call per
+    bone and layer cost more than its arithmetic)."""
     return (aw * bx + ax * bw + ay * bz - az * by,
             aw * by - ax * bz + ay * bw + az * bx,
             aw * bz + ax * by - ay * bx + az * bw,
@@ -179,10 +226,10 @@ BlendLayer.kernels = (_blend,)     # what blend_poses runs, of one declared sign
                                    # (jit.compile_aside)
 
 
-@kernel(inner=True)
-def _bone_difference(a, b):
-    """One bone's difference of row a from basis row b, as a binary32 10-tuple: t - t_b,
-    r_b^-1 r normalized, s / s_b."""
+@kernel(inner=True, inline=True)
+def _bone_parts(a, b):
+    """One bone's difference of row a from basis row b before its rotation is normalized:
+    t - t_b, r_b^-1 r and s / s_b, binary64 (compiled into each caller)."""
     ax, ay, az, aw = np.float64(a[3]), np.float64(a[4]), np.float64(a[5]), np.float64(a[6])
     bx, by, bz, bw = np.float64(b[3]), np.float64(b[4]), np.float64(b[5]), np.float64(b[6])
     t0, t1, t2 = (np.float64(a[0]) - np.float64(b[0]), np.float64(a[1]) - np.float64(b[1]),
@@ -190,27 +237,37 @@ def _bone_difference(a, b):
     s0, s1, s2 = (np.float64(a[7]) / np.float64(b[7]), np.float64(a[8]) / np.float64(b[8]),
                   np.float64(a[9]) / np.float64(b[9]))
     qx, qy, qz, qw = _qmul(-bx, -by, -bz, bw, ax, ay, az, aw)
-    length = math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
-    return (np.float32(t0), np.float32(t1), np.float32(t2), np.float32(qx / length),
-            np.float32(qy / length), np.float32(qz / length), np.float32(qw / length),
-            np.float32(s0), np.float32(s1), np.float32(s2))
+    return t0, t1, t2, qx, qy, qz, qw, s0, s1, s2
 
 
 @kernel
 def _difference(pose, basis, out):
     """compute_pose_difference's arithmetic: the first bone whose difference is not finite
-    in binary32, with nothing written; else -1, every bone written. Two passes of the same
-    operations, so a refusal leaves `out` (which may be the pose or the basis) as it was;
-    a bone's rows are read before its row of `out` is written."""
+    in binary32, with nothing written; else -1, every bone written (t - t_b, r_b^-1 r
+    normalized, s / s_b, each rounded to binary32). Two passes, so a refusal leaves `out`
+    (which may be the pose or the basis) as it was; a bone's rows are read before its row
+    of `out` is written.
+
+    The first pass checks without normalizing: r_b^-1 r over its length has four finite
+    parts exactly when its squared length q is 0 < q < inf. (Its parts are sums of products
+    of binary32 numbers, multiples of 2^-298 whose squares are normal binary64: q is 0 only
+    for the zero rotation, 0 / 0; below 2^-298 * 2^53 every sum is exact. Each part is at
+    most 4.7e77, so q is infinite only for a part that is, inf / inf; NaN stays NaN; any
+    other part over the length is at most 1 and some rounding.)"""
     for b in range(pose.shape[0]):
-        d = _bone_difference(pose[b], basis[b])
-        for c in range(10):
-            if not np.isfinite(d[c]):
-                return b
+        t0, t1, t2, qx, qy, qz, qw, s0, s1, s2 = _bone_parts(pose[b], basis[b])
+        q = qx * qx + qy * qy + qz * qz + qw * qw
+        if not (0.0 < q < math.inf and np.isfinite(np.float32(t0)) and np.isfinite(np.float32(t1))
+                and np.isfinite(np.float32(t2)) and np.isfinite(np.float32(s0))
+                and np.isfinite(np.float32(s1)) and np.isfinite(np.float32(s2))):
+            return b
     for b in range(pose.shape[0]):
-        d = _bone_difference(pose[b], basis[b])
-        for c in range(10):
-            out[b, c] = d[c]
+        t0, t1, t2, qx, qy, qz, qw, s0, s1, s2 = _bone_parts(pose[b], basis[b])
+        length = math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
+        out[b, 0], out[b, 1], out[b, 2] = np.float32(t0), np.float32(t1), np.float32(t2)
+        out[b, 3], out[b, 4] = np.float32(qx / length), np.float32(qy / length)
+        out[b, 5], out[b, 6] = np.float32(qz / length), np.float32(qw / length)
+        out[b, 7], out[b, 8], out[b, 9] = np.float32(s0), np.float32(s1), np.float32(s2)
     return -1
 
 
@@ -256,6 +313,18 @@ def _inherit(parents, subtree):
             subtree[b] = subtree[p]
 
 
+@kernel
+def _gather(rows, stack):
+    """A tuple of (n, 10) locals, each read-only (one tuple type for each count), into the
+    rows of (k, n, 10) `stack`: the layers as one array for the kernels of one declared
+    signature, in one call."""
+    for i in range(len(rows)):
+        row = rows[i]
+        for b in range(row.shape[0]):
+            for c in range(10):
+                stack[i, b, c] = row[b, c]
+
+
 # ---- the functions ---------------------------------------------------------------------------
 
 def blend_poses(skeleton: Skeleton, layers: Sequence[BlendLayer], threshold: float,
@@ -270,26 +339,16 @@ def blend_poses(skeleton: Skeleton, layers: Sequence[BlendLayer], threshold: flo
     """
     opened(skeleton)
     _check_output(out, skeleton, "the output")
-    layers = args.records(layers, BlendLayer, "layers")
-    start, end = out.extent
-    kinds = 0                   # bit 1: a pose among the layers, bit 2: a difference
-    for i, layer in enumerate(layers):
-        given = layer.pose
-        if not (isinstance(given, Pose) and given.of(skeleton)):
-            _check_pose(given, skeleton, f"layer {i}")    # the error, named
-        lo, hi = given.extent
-        if lo < end and start < hi:
-            raise InvalidError(f"layer {i} is the output")
-        kinds |= 2 if given._head.item(1) & DIFFERENCE else 1
+    s, kinds, masked, rows = _layers(layers, out, skeleton, True)
     if kinds == 3:
         raise InvalidError("layers of both kinds")
-    threshold = args.real(threshold, "threshold")
+    if type(threshold) is not float:
+        threshold = args.real(threshold, "threshold")
     if not 0.0 <= threshold <= 1.0:
         raise InvalidError(f"threshold {threshold} out of range")
-    n = skeleton.bone_count
-    scalars, masks = _layer_weights(layers, n)
+    masks = _masks(layers, skeleton.bone_count) if masked else _NO_MASKS
     difference = kinds == 2
-    _blend(_stacked(layers, n), scalars, masks, threshold,
+    _blend(_stacked(s, rows), s.scalars, masks, threshold,
            _IDENTITY_REST if difference else skeleton.rests, out.locals)
     out._head[1] = DIFFERENCE if difference else 0      # mark_kind: the model is stale
 
@@ -339,12 +398,12 @@ def compute_pose_difference(skeleton: Skeleton, pose: Pose, basis: Pose, out: Po
     _check_pose(pose, skeleton, "pose")
     _check_pose(basis, skeleton, "basis")
     _check_output(out, skeleton, "output")
-    if pose.is_difference or basis.is_difference:
+    if (pose._head.item(1) | basis._head.item(1)) & DIFFERENCE:
         raise InvalidError("a difference given as pose or basis")
     bone = _difference(pose.locals, basis.locals, out.locals)
     if bone >= 0:
         raise InvalidError(f"bone {bone}: difference not finite")
-    out.mark_kind(True)
+    out._head[1] = DIFFERENCE       # mark_kind: the model is stale
 
 
 def add_layers(pose: Pose, skeleton: Skeleton, layers: Sequence[BlendLayer]) -> None:
@@ -353,16 +412,16 @@ def add_layers(pose: Pose, skeleton: Skeleton, layers: Sequence[BlendLayer]) -> 
     s (1 + w (d_s - 1)) per axis."""
     opened(skeleton)
     _check_output(pose, skeleton, "the pose")
-    if pose.is_difference:
+    if pose._head.item(1) & DIFFERENCE:
         raise InvalidError("a difference as the pose")
-    layers = args.records(layers, BlendLayer, "layers")
-    for i, layer in enumerate(layers):
-        given = layer.pose
-        if not (isinstance(given, Pose) and given.of(skeleton)):
-            _check_pose(given, skeleton, f"layer {i}")    # the error, named
-        if not given.is_difference:
-            raise InvalidError(f"layer {i} is not a difference")
-    n = skeleton.bone_count
-    scalars, masks = _layer_weights(layers, n)
-    _add(pose.locals, _stacked(layers, n), scalars, masks)
+    s, kinds, masked, rows = _layers(layers, pose, skeleton, False)
+    if kinds & 1:
+        raise InvalidError(f"layer {_first_pose(layers)} is not a difference")
+    masks = _masks(layers, skeleton.bone_count) if masked else _NO_MASKS
+    _add(pose.locals, _stacked(s, rows), s.scalars, masks)
     pose.mark_stale()
+
+
+def _first_pose(layers) -> int:
+    """The first of checked layers that is not a difference, for add_layers's refusal."""
+    return next(i for i, layer in enumerate(layers) if not layer.pose.is_difference)

@@ -24,6 +24,7 @@ from ..core import args, threads
 from ..core.errors import CapacityError, FormatError, InvalidError
 from ..core.jit import kernel
 from ..core.memory import caller_block
+from .lanes import compose_bone
 from .skeleton import Skeleton, opened
 from ..core.transform import IDENTITY, IDENTITY_AFFINE, decompose_affine
 
@@ -66,27 +67,8 @@ def _compose(parents, locals_, model):
     + z^2 + w^2 stands in for 1) with column j scaled by s_j. A parent that is not a lower
     index counts as none: Skeleton.check_parents() has refused those already, and the kernel
     then never reads a matrix it has not written."""
-    two = np.float32(2.0)
-    for b in range(locals_.shape[0]):
-        tx, ty, tz = locals_[b, 0], locals_[b, 1], locals_[b, 2]
-        x, y, z, w = locals_[b, 3], locals_[b, 4], locals_[b, 5], locals_[b, 6]
-        sx, sy, sz = locals_[b, 7], locals_[b, 8], locals_[b, 9]
-        xx, yy, zz, ww = x * x, y * y, z * z, w * w
-        l00, l01, l02 = (ww + xx - yy - zz) * sx, two * (x * y - z * w) * sy, two * (x * z + y * w) * sz
-        l10, l11, l12 = two * (x * y + z * w) * sx, (ww - xx + yy - zz) * sy, two * (y * z - x * w) * sz
-        l20, l21, l22 = two * (x * z - y * w) * sx, two * (y * z + x * w) * sy, (ww - xx - yy + zz) * sz
-        p = np.int64(parents[b])
-        if p < b:           # indexed whole, no row views: a view per bone costs its arithmetic
-            for i in range(3):
-                a0, a1, a2 = model[p, i, 0], model[p, i, 1], model[p, i, 2]
-                model[b, i, 0] = a0 * l00 + a1 * l10 + a2 * l20
-                model[b, i, 1] = a0 * l01 + a1 * l11 + a2 * l21
-                model[b, i, 2] = a0 * l02 + a1 * l12 + a2 * l22
-                model[b, i, 3] = a0 * tx + a1 * ty + a2 * tz + model[p, i, 3]
-        else:
-            model[b, 0, 0], model[b, 0, 1], model[b, 0, 2], model[b, 0, 3] = l00, l01, l02, tx
-            model[b, 1, 0], model[b, 1, 1], model[b, 1, 2], model[b, 1, 3] = l10, l11, l12, ty
-            model[b, 2, 0], model[b, 2, 1], model[b, 2, 2], model[b, 2, 3] = l20, l21, l22, tz
+    for b in range(locals_.shape[0]):      # in binary32 lanes (pose/lanes.py), same bits
+        compose_bone(locals_, model, b, np.int64(parents[b]))
 
 
 @kernel
@@ -105,8 +87,7 @@ class Pose:
         opened(skeleton)
         n = skeleton.bone_count
         self.buffer = caller_block(memory, None, pose_size(n), "a pose")[:pose_size(n)]
-        self._head, self._identity, self.locals, self.model = _views(self.buffer, n)
-        self.extent = _extent(self.buffer)
+        self._set_views(n)
         self._head[:] = (MAGIC, 0, n, 0)
         self.buffer[16:24].view("<u8")[0] = skeleton.identity
         self.buffer[24:32] = 0
@@ -127,9 +108,16 @@ class Pose:
             raise CapacityError("bytes shorter than the pose they hold")
         self = cls.__new__(cls)
         self.buffer = buf[:pose_size(n)]
-        self._head, self._identity, self.locals, self.model = _views(self.buffer, n)
-        self.extent = _extent(self.buffer)
+        self._set_views(n)
         return self
+
+    def _set_views(self, n: int) -> None:
+        """The arrays over the buffer, made once: the header's, the locals (also read-only,
+        the one type the blend and add kernels read layers as) and the model."""
+        self._head, self._identity, self.locals, self.model = _views(self.buffer, n)
+        self.read_only_locals = self.locals.view()
+        self.read_only_locals.flags.writeable = False
+        self.extent = _extent(self.buffer)
 
     # ---- facts
     @property
@@ -175,22 +163,25 @@ class Pose:
         self.compute_model(skeleton)
 
     def compute_model(self, skeleton: Skeleton) -> None:
-        """maniPose_ComputeModel: the checks of _require, then one kernel call (a per-frame
-        call: its Python is kept to what the spec's refusals need)."""
-        opened(skeleton)
+        """maniPose_ComputeModel: the checks of _require, then one kernel call. A per-frame
+        call: its Python is what the spec's refusals need, each fact read once (an open
+        skeleton is one of more than 0 bones; its parents are checked again only where its
+        bytes can change)."""
         head = self._head
-        n = skeleton.bone_count
-        if not (skeleton.identity == self._identity.item(0) and n == head.item(2)
+        n = skeleton.bone_count if isinstance(skeleton, Skeleton) else 0
+        if not (n and skeleton.identity == self._identity.item(0) and n == head.item(2)
                 and n == len(self.locals)):
+            opened(skeleton)
             raise InvalidError("a pose of another skeleton")
         flags = head.item(1)
         if flags & DIFFERENCE:
             raise InvalidError("a difference has no model")
-        try:
-            skeleton.check_parents()     # FormatError for a parent changed to one not lower
-        except FormatError:
-            head[1] = flags & ~MODEL_CURRENT
-            raise
+        if skeleton._mutable:
+            try:
+                skeleton.check_parents()     # FormatError for a parent changed to one not lower
+            except FormatError:
+                head[1] = flags & ~MODEL_CURRENT
+                raise
         _compose(skeleton.parents, self.locals, self.model)
         head[1] = MODEL_CURRENT
 
