@@ -84,7 +84,7 @@ def frames(k):
             block[13 * k:17 * k].reshape((k, 4)), block[17 * k:].reshape((k, 3, 3)))
 
 
-@kernel(inner=True)
+@kernel(inner=True, inline=True)
 def load(locals_, path, loc, pos, rot, lin):
     """The path's locals into `loc` and every place composed."""
     k = path.shape[0]
@@ -97,6 +97,16 @@ def load(locals_, path, loc, pos, rot, lin):
 @kernel(inner=True, inline=True)
 def refresh(loc, pos, rot, lin, i):
     """Place i's model frame from place i - 1's (or its local alone at place 0)."""
+    position(loc, pos, lin, i)
+    q = qunit((loc[i, 3], loc[i, 4], loc[i, 5], loc[i, 6]))
+    r = q if i == 0 else qmul((rot[i - 1, 0], rot[i - 1, 1], rot[i - 1, 2], rot[i - 1, 3]), q)
+    rot[i, 0], rot[i, 1], rot[i, 2], rot[i, 3] = r[0], r[1], r[2], r[3]
+
+
+@kernel(inner=True, inline=True)
+def position(loc, pos, lin, i):
+    """Place i's model origin and rotation-scale block alone (refresh without the model
+    rotation: what a solver needs of the places it only measures)."""
     tx, ty, tz = loc[i, 0], loc[i, 1], loc[i, 2]
     x, y, z, w = loc[i, 3], loc[i, 4], loc[i, 5], loc[i, 6]
     sx, sy, sz = loc[i, 7], loc[i, 8], loc[i, 9]
@@ -104,30 +114,33 @@ def refresh(loc, pos, rot, lin, i):
     l00, l01, l02 = (ww + xx - yy - zz) * sx, 2.0 * (x * y - z * w) * sy, 2.0 * (x * z + y * w) * sz
     l10, l11, l12 = 2.0 * (x * y + z * w) * sx, (ww - xx + yy - zz) * sy, 2.0 * (y * z - x * w) * sz
     l20, l21, l22 = 2.0 * (x * z - y * w) * sx, 2.0 * (y * z + x * w) * sy, (ww - xx - yy + zz) * sz
-    q = qunit((x, y, z, w))
     if i == 0:
         lin[0, 0, 0], lin[0, 0, 1], lin[0, 0, 2] = l00, l01, l02
         lin[0, 1, 0], lin[0, 1, 1], lin[0, 1, 2] = l10, l11, l12
         lin[0, 2, 0], lin[0, 2, 1], lin[0, 2, 2] = l20, l21, l22
         pos[0, 0], pos[0, 1], pos[0, 2] = tx, ty, tz
-        r = q
-    else:
-        p = i - 1
-        for row in range(3):
-            a0, a1, a2 = lin[p, row, 0], lin[p, row, 1], lin[p, row, 2]
-            lin[i, row, 0] = a0 * l00 + a1 * l10 + a2 * l20
-            lin[i, row, 1] = a0 * l01 + a1 * l11 + a2 * l21
-            lin[i, row, 2] = a0 * l02 + a1 * l12 + a2 * l22
-            pos[i, row] = a0 * tx + a1 * ty + a2 * tz + pos[p, row]
-        r = qmul((rot[p, 0], rot[p, 1], rot[p, 2], rot[p, 3]), q)
-    rot[i, 0], rot[i, 1], rot[i, 2], rot[i, 3] = r[0], r[1], r[2], r[3]
+        return
+    p = i - 1
+    for row in range(3):
+        a0, a1, a2 = lin[p, row, 0], lin[p, row, 1], lin[p, row, 2]
+        lin[i, row, 0] = a0 * l00 + a1 * l10 + a2 * l20
+        lin[i, row, 1] = a0 * l01 + a1 * l11 + a2 * l21
+        lin[i, row, 2] = a0 * l02 + a1 * l12 + a2 * l22
+        pos[i, row] = a0 * tx + a1 * ty + a2 * tz + pos[p, row]
 
 
-@kernel(inner=True)
+@kernel(inner=True, inline=True)
 def recompose(loc, pos, rot, lin, first, last):
     """Places first..last (inclusive) recomposed in order."""
     for i in range(first, last + 1):
         refresh(loc, pos, rot, lin, i)
+
+
+@kernel(inner=True, inline=True)
+def reposition(loc, pos, lin, first, last):
+    """Places first..last positioned in order (their model rotations left stale)."""
+    for i in range(first, last + 1):
+        position(loc, pos, lin, i)
 
 
 @kernel(inner=True, inline=True)
@@ -161,12 +174,18 @@ def set_local_rotation(loc, pos, rot, lin, i, q):
 
 
 @kernel(inner=True, inline=True)
+def turned(rot, i, r):
+    """Place i's local rotation once the model-space turn r turns it about its origin."""
+    # the local correction rot_i^-1 r rot_i after the local q is parent^-1 r rot_i
+    parent = rotation(rot, i - 1) if i > 0 else (0.0, 0.0, 0.0, 1.0)
+    return qunit(qmul(qconj(parent), qmul(r, rotation(rot, i))))
+
+
+@kernel(inner=True, inline=True)
 def turn(loc, pos, rot, lin, i, r):
     """Place i turned by the model-space turn r about its origin (the places below it are
     stale until recomposed)."""
-    # the local correction rot_i^-1 r rot_i after the local q is parent^-1 r rot_i
-    parent = rotation(rot, i - 1) if i > 0 else (0.0, 0.0, 0.0, 1.0)
-    set_local_rotation(loc, pos, rot, lin, i, qunit(qmul(qconj(parent), qmul(r, rotation(rot, i)))))
+    set_local_rotation(loc, pos, rot, lin, i, turned(rot, i, r))
 
 
 @kernel(inner=True, inline=True)
@@ -180,7 +199,7 @@ def turn_rotation(loc, rot, i, r):
     rot[i, 0], rot[i, 1], rot[i, 2], rot[i, 3] = model[0], model[1], model[2], model[3]
 
 
-@kernel(inner=True)
+@kernel(inner=True, inline=True)
 def settle(locals_, path, loc, first, weight, changed):
     """Places first.. of `loc` made what the pose will hold: each rotation's correction from
     the pose's (its unit form), a `weight` fraction of it, rounded to binary32; under
@@ -197,7 +216,7 @@ def settle(locals_, path, loc, first, weight, changed):
         correction = qmul(qconj(start), qunit(local_rotation(loc, i)))
         if weight < 1.0:
             correction = partial(correction, weight)
-        if angle_of(correction) < KEEP_ANGLE or not math.isfinite(correction[3]):
+        if rounding(correction):
             q = own
         else:
             changed[i] = True
@@ -206,7 +225,20 @@ def settle(locals_, path, loc, first, weight, changed):
             loc[i, 3 + c] = np.float64(np.float32(q[c]))
 
 
-@kernel(inner=True)
+@kernel(inner=True, inline=True)
+def rounding(c):
+    """Whether the correction c is rounding: a turn under KEEP_ANGLE, or not finite. Its
+    half angle's tangent decides the clear cases without the arctangent (x - x^3 / 3 <
+    atan x <= x: within a part in 1e11 of x this small)."""
+    s, w = math.sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]), abs(c[3])
+    if s > 0.51 * KEEP_ANGLE * w:
+        return False
+    if s < 0.49 * KEEP_ANGLE * w:
+        return True
+    return angle_of(c) < KEEP_ANGLE or not math.isfinite(c[3])
+
+
+@kernel(inner=True, inline=True)
 def store(locals_, path, loc, first, changed):
     """The settled rotations of the changed places into the pose's locals."""
     for i in range(first, path.shape[0]):

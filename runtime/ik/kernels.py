@@ -10,8 +10,8 @@ import numpy as np
 
 from ..core.jit import kernel, reads, scalar, writes
 from .chain import (NO_PLACE, applied, frames, load, path_to, place_of, point, recompose,
-                    refresh, rotation, set_local_rotation, settle, store, turn,
-                    turn_rotation)
+                    refresh, reposition, rotation, set_local_rotation, settle, store, turn,
+                    turn_rotation, turned)
 from .joints import LimitKind
 from .limits import MAX_IK_CHAIN_BONES, REACH
 from ..core.rotations import (TINY, across, add, arc, axis_angle, bounded, cross, dot, length,
@@ -56,7 +56,7 @@ def _two_bone_places(path, start, middle):
     return js, jm
 
 
-@kernel(inner=True)
+@kernel(inner=True, inline=True)
 def _two_bone_solve(locals_, path, js, jm, params, goal, loc, pos, rot, lin, changed):
     """One pose's two-bone solve, written; whether the end reached the goal."""
     load(locals_, path, loc, pos, rot, lin)
@@ -94,9 +94,10 @@ def _two_bone_solve(locals_, path, js, jm, params, goal, loc, pos, rot, lin, cha
         angle = twist
         if length(bend) > eps and length(aside) >= TINY:
             angle += signed_angle(bend, aside, line)
-        turn(loc, pos, rot, lin, js, qmul(axis_angle(line, angle), r1))
+        q = turned(rot, js, qmul(axis_angle(line, angle), r1))
+        loc[js, 3], loc[js, 4], loc[js, 5], loc[js, 6] = q[0], q[1], q[2], q[3]
     settle(locals_, path, loc, js, weight, changed)
-    recompose(loc, pos, rot, lin, js, je)
+    reposition(loc, pos, lin, js, je)     # the settled end, for the reach alone
     reached = length(sub(point(pos, je), goal)) <= REACH * max(la + lb, TINY)
     store(locals_, path, loc, js, changed)
     return reached
@@ -124,21 +125,34 @@ def two_bone(parents, locals_, start, middle, end, params):
 
 
 @kernel
-def two_bone_batch(parents, locals_, start, middle, end, params, goals, reached):
-    """two_bone over (poses, n, 10) locals of one skeleton, pose i's goal goals[i]; 0 with
-    reached[i] written, or NOT_ANCESTORS with nothing written. Each pose by the same
-    operations as alone, so a batch's poses equal the single solves bit for bit."""
+def two_bone_batch(parents, locals_, start, middle, end, params, goals, step, reached):
+    """two_bone over (poses, n, 10) locals of one skeleton, pose i's goal goals[i * step]
+    (step 1: a goal a pose, 0: one for all); 0 with reached[i] written, or NOT_ANCESTORS
+    with nothing written. Each pose by the same operations as alone, so a batch's poses
+    equal the single solves bit for bit; the frames are reused pose after pose."""
     path = path_to(parents, end)
     js, jm = _two_bone_places(path, start, middle)
     if js == NO_PLACE:
         return NOT_ANCESTORS
     loc, pos, rot, lin = frames(path.shape[0])
-    changed = np.zeros(path.shape[0], dtype=np.bool_)
+    changed = np.empty(path.shape[0], dtype=np.bool_)
     for i in range(locals_.shape[0]):
-        goal = (goals[i, 0], goals[i, 1], goals[i, 2])
-        reached[i] = _two_bone_solve(locals_[i], path, js, jm, params, goal, loc, pos, rot,
+        g = i * step
+        reached[i] = _two_bone_solve(locals_[i], path, js, jm, params,
+                                     (goals[g, 0], goals[g, 1], goals[g, 2]), loc, pos, rot,
                                      lin, changed)
     return 0
+
+
+@kernel
+def within32(values):
+    """Whether every value of a (rows, 3) array is finite in binary32 (as args.floats
+    checks with within=np.float32: a value past the range once rounded is refused)."""
+    for i in range(values.shape[0]):
+        for c in range(3):
+            if not np.isfinite(np.float32(values[i, c])):
+                return False
+    return True
 
 
 # ---- aim ------------------------------------------------------------------------------------
