@@ -16,7 +16,7 @@ from .joints import LimitKind
 from .limits import MAX_IK_CHAIN_BONES, REACH
 from ..core.rotations import (TINY, across, add, arc, axis_angle, bounded, cross, dot, length,
                         partial, perpendicular, qconj, qmul, qunit, rotate, scaled,
-                        signed_angle, sub, twist_about, unit, wrap)
+                        signed_angle, sub, twist_about, unit)
 
 NOT_ANCESTORS = -1      # bones not each an ancestor of the next (or a root not of the end)
 CHAIN_TOO_LONG = -2     # a chain past MAX_IK_CHAIN_BONES
@@ -42,6 +42,20 @@ def _softened(distance, reach, soften):
     if distance <= knee or span <= 0.0:
         return distance
     return knee + span * (1.0 - math.exp(-(distance - knee) / span))
+
+
+@kernel(inner=True, inline=True)
+def _about(axis, c, s):
+    """The turn about the unit axis by the angle of cosine c and sine s, w >= 0: each of the
+    half angle's cosine and sine found from whichever is the larger (no arccosine, no
+    trigonometry, well conditioned at every angle)."""
+    if c >= 0.0:
+        w = math.sqrt(0.5 * (1.0 + c))
+        h = s / (2.0 * w)
+    else:
+        h = math.copysign(math.sqrt(0.5 * (1.0 - c)), s)
+        w = s / (2.0 * h)
+    return (axis[0] * h, axis[1] * h, axis[2] * h, w)
 
 
 @kernel(inner=True)
@@ -81,9 +95,11 @@ def _two_bone_solve(locals_, path, js, jm, params, goal, loc, pos, rot, lin, cha
         near = math.sqrt(max(base - 2.0 * ra * rb, 0.0))
         d = min(max(_softened(length(sub(goal, s)), far, soften), near), far)
         cosine = min(max((base - d * d) / (2.0 * ra * rb), -1.0), 1.0)
-        # the bend is on the side a positive turn about the hinge takes it from straight
-        delta = wrap(-math.acos(cosine) - signed_angle(pa, pb, n))
-        turn(loc, pos, rot, lin, jm, axis_angle(n, delta))
+        sine = math.sqrt(max(1.0 - cosine * cosine, 0.0))
+        # the bend is on the side a positive turn about the hinge takes it from straight: the
+        # turn by -(the angle of that cosine + the angle from pa to pb), by its cosine and sine
+        c, s_ = dot(pa, pb) / (ra * rb), dot(n, cross(pa, pb)) / (ra * rb)
+        turn(loc, pos, rot, lin, jm, _about(n, cosine * c - sine * s_, -(sine * c + cosine * s_)))
         recompose(loc, pos, rot, lin, jm + 1, je)
     v = sub(goal, s)
     if length(v) > eps:
@@ -91,10 +107,12 @@ def _two_bone_solve(locals_, path, js, jm, params, goal, loc, pos, rot, lin, cha
         r1 = arc(sub(point(pos, je), s), v)
         bend = across(rotate(r1, sub(m, s)), line)
         aside = across(pole, line)
-        angle = twist
-        if length(bend) > eps and length(aside) >= TINY:
-            angle += signed_angle(bend, aside, line)
-        q = turned(rot, js, qmul(axis_angle(line, angle), r1))
+        c, s_ = (1.0, 0.0) if twist == 0.0 else (math.cos(twist), math.sin(twist))
+        lb_, la_ = length(bend), length(aside)
+        if lb_ > eps and la_ >= TINY:      # the twist from where the pole puts the bend
+            cb, sb = dot(bend, aside) / (lb_ * la_), dot(line, cross(bend, aside)) / (lb_ * la_)
+            c, s_ = cb * c - sb * s_, sb * c + cb * s_
+        q = turned(rot, js, qmul(_about(line, c, s_), r1))
         loc[js, 3], loc[js, 4], loc[js, 5], loc[js, 6] = q[0], q[1], q[2], q[3]
     settle(locals_, path, loc, js, weight, changed)
     reposition(loc, pos, lin, js, je)     # the settled end, for the reach alone
