@@ -99,8 +99,9 @@ def _two_bone_solve(locals_, path, js, jm, params, goal, loc, pos, rot, lin, cha
         # the bend is on the side a positive turn about the hinge takes it from straight: the
         # turn by -(the angle of that cosine + the angle from pa to pb), by its cosine and sine
         c, s_ = dot(pa, pb) / (ra * rb), dot(n, cross(pa, pb)) / (ra * rb)
-        turn(loc, pos, rot, lin, jm, _about(n, cosine * c - sine * s_, -(sine * c + cosine * s_)))
-        recompose(loc, pos, rot, lin, jm + 1, je)
+        q = turned(rot, jm, _about(n, cosine * c - sine * s_, -(sine * c + cosine * s_)))
+        loc[jm, 3], loc[jm, 4], loc[jm, 5], loc[jm, 6] = q[0], q[1], q[2], q[3]
+        reposition(loc, pos, lin, jm, je)       # model rotations below the start not needed
     v = sub(goal, s)
     if length(v) > eps:
         line = unit(v)
