@@ -21,8 +21,8 @@ place's matrix for that recomposition).
 
 `settle` then decides what is written: each turned place's correction from the pose's
 own rotation, taken a weight's fraction of the way, rounded to binary32; a correction under
-KEEP_ANGLE keeps the pose's bits (a solve of its own result writes nothing). `store` writes
-the settled rotations, and only those places, into the pose's locals."""
+KEEP_ANGLE keeps the pose's bits (a solve of its own result writes nothing); it writes the
+settled rotations, and only those places, into the pose's locals."""
 import math
 
 import numpy as np
@@ -77,11 +77,13 @@ def place_of(path, bone, last):
 
 
 @kernel(inner=True)
-def frames(k):
-    """Empty working frames for a path of k bones: loc, pos, rot, lin (views of one block)."""
-    block = np.empty(26 * k)
+def frames(k, rows):
+    """Empty working frames for a path of k bones: loc, pos, rot, lin, and `rows` (k, 3)
+    rows of a solver's own per-place numbers, all views of one block (one allocation)."""
+    block = np.empty((26 + 3 * rows) * k)
     return (block[:10 * k].reshape((k, 10)), block[10 * k:13 * k].reshape((k, 3)),
-            block[13 * k:17 * k].reshape((k, 4)), block[17 * k:].reshape((k, 3, 3)))
+            block[13 * k:17 * k].reshape((k, 4)), block[17 * k:26 * k].reshape((k, 3, 3)),
+            block[26 * k:].reshape((rows, k, 3)))
 
 
 @kernel(inner=True, inline=True)
@@ -200,15 +202,15 @@ def turn_rotation(loc, rot, i, r):
 
 
 @kernel(inner=True, inline=True)
-def settle(locals_, path, loc, first, weight, changed):
-    """Places first.. of `loc` made what the pose will hold: each rotation's correction from
-    the pose's (its unit form), a `weight` fraction of it, rounded to binary32; under
-    KEEP_ANGLE the pose's own bits. changed[i] says whether place i is written."""
+def settle(locals_, path, loc, first, weight):
+    """Places first.. of `loc` made what the pose holds, and written into it: each
+    rotation's correction from the pose's (its unit form), a `weight` fraction of it,
+    rounded to binary32; under KEEP_ANGLE the pose's own bits, not written. Called once no
+    refusal can follow (each place reads its own bone's locals alone)."""
     for i in range(first, path.shape[0]):
         b = path[i]
         own = (np.float64(locals_[b, 3]), np.float64(locals_[b, 4]),
                np.float64(locals_[b, 5]), np.float64(locals_[b, 6]))
-        changed[i] = False
         if (own[0] == loc[i, 3] and own[1] == loc[i, 4] and own[2] == loc[i, 5]
                 and own[3] == loc[i, 6]):
             continue                    # never turned
@@ -217,12 +219,13 @@ def settle(locals_, path, loc, first, weight, changed):
         if weight < 1.0:
             correction = partial(correction, weight)
         if rounding(correction):
-            q = own
-        else:
-            changed[i] = True
-            q = qunit(qmul(start, correction))
+            for c in range(4):
+                loc[i, 3 + c] = own[c]
+            continue
+        q = qunit(qmul(start, correction))
         for c in range(4):
-            loc[i, 3 + c] = np.float64(np.float32(q[c]))
+            locals_[b, 3 + c] = np.float32(q[c])
+            loc[i, 3 + c] = np.float64(locals_[b, 3 + c])
 
 
 @kernel(inner=True, inline=True)
@@ -236,12 +239,3 @@ def rounding(c):
     if s < 0.49 * KEEP_ANGLE * w:
         return True
     return angle_of(c) < KEEP_ANGLE or not math.isfinite(c[3])
-
-
-@kernel(inner=True, inline=True)
-def store(locals_, path, loc, first, changed):
-    """The settled rotations of the changed places into the pose's locals."""
-    for i in range(first, path.shape[0]):
-        if changed[i]:
-            for c in range(4):
-                locals_[path[i], 3 + c] = np.float32(loc[i, 3 + c])

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..core.jit import kernel, reads, scalar, writes
 from .chain import (NO_PLACE, applied, frames, load, path_to, place_of, point, recompose,
-                    refresh, reposition, rotation, set_local_rotation, settle, store, turn,
+                    refresh, reposition, rotation, set_local_rotation, settle, turn,
                     turn_rotation, turned)
 from .joints import LimitKind
 from .limits import MAX_IK_CHAIN_BONES, REACH
@@ -71,7 +71,7 @@ def _two_bone_places(path, start, middle):
 
 
 @kernel(inner=True, inline=True)
-def _two_bone_solve(locals_, path, js, jm, params, goal, loc, pos, rot, lin, changed):
+def _two_bone_solve(locals_, path, js, jm, params, goal, loc, pos, rot, lin):
     """One pose's two-bone solve, written; whether the end reached the goal."""
     load(locals_, path, loc, pos, rot, lin)
     je = path.shape[0] - 1
@@ -115,10 +115,9 @@ def _two_bone_solve(locals_, path, js, jm, params, goal, loc, pos, rot, lin, cha
             c, s_ = cb * c - sb * s_, sb * c + cb * s_
         q = turned(rot, js, qmul(_about(line, c, s_), r1))
         loc[js, 3], loc[js, 4], loc[js, 5], loc[js, 6] = q[0], q[1], q[2], q[3]
-    settle(locals_, path, loc, js, weight, changed)
+    settle(locals_, path, loc, js, weight)
     reposition(loc, pos, lin, js, je)     # the settled end, for the reach alone
     reached = length(sub(point(pos, je), goal)) <= REACH * max(la + lb, TINY)
-    store(locals_, path, loc, js, changed)
     return reached
 
 
@@ -136,11 +135,9 @@ def two_bone(parents, locals_, start, middle, end, params):
     js, jm = _two_bone_places(path, start, middle)
     if js == NO_PLACE:
         return NOT_ANCESTORS
-    loc, pos, rot, lin = frames(path.shape[0])
-    changed = np.zeros(path.shape[0], dtype=np.bool_)
+    loc, pos, rot, lin, _ = frames(path.shape[0], 0)
     goal = (params[0], params[1], params[2])
-    return 1 if _two_bone_solve(locals_, path, js, jm, params, goal, loc, pos, rot, lin,
-                                changed) else 0
+    return 1 if _two_bone_solve(locals_, path, js, jm, params, goal, loc, pos, rot, lin) else 0
 
 
 @kernel
@@ -153,13 +150,12 @@ def two_bone_batch(parents, locals_, start, middle, end, params, goals, step, re
     js, jm = _two_bone_places(path, start, middle)
     if js == NO_PLACE:
         return NOT_ANCESTORS
-    loc, pos, rot, lin = frames(path.shape[0])
-    changed = np.empty(path.shape[0], dtype=np.bool_)
+    loc, pos, rot, lin, _ = frames(path.shape[0], 0)
     for i in range(locals_.shape[0]):
         g = i * step
         reached[i] = _two_bone_solve(locals_[i], path, js, jm, params,
                                      (goals[g, 0], goals[g, 1], goals[g, 2]), loc, pos, rot,
-                                     lin, changed)
+                                     lin)
     return 0
 
 
@@ -236,7 +232,7 @@ def aim(parents, locals_, bones, shares, params):
         if places[s] == NO_PLACE:
             return NOT_ANCESTORS
         last = places[s]
-    loc, pos, rot, lin = frames(k)
+    loc, pos, rot, lin, _ = frames(k, 0)
     load(locals_, path, loc, pos, rot, lin)
     ja = k - 1
     goal = (params[0], params[1], params[2])
@@ -267,26 +263,24 @@ def aim(parents, locals_, bones, shares, params):
         j = places[s]
         turn(loc, pos, rot, lin, j, partial(r, shares[s] / after[s]))
         recompose(loc, pos, rot, lin, j + 1, ja)
-    changed = np.zeros(k, dtype=np.bool_)
-    settle(locals_, path, loc, places[0], weight, changed)
+    settle(locals_, path, loc, places[0], weight)
     recompose(loc, pos, rot, lin, places[0], ja)
     f = unit(rotate(rotation(rot, ja), forward))
     miss = sub(goal, add(point(pos, ja), applied(lin, ja, offset)))
     reached = (not cut and possible and dot(miss, f) > 0.0
                and length(across(miss, f)) <= REACH * max(length(miss), TINY))
-    store(locals_, path, loc, places[0], changed)
     return 1 if reached else 0
 
 
 # ---- chains: limits, CCD, FABRIK ------------------------------------------------------------
 
 @kernel(inner=True)
-def bone_axes(rests, path, first):
+def bone_axes(rests, path, first, axes):
     """Each chain place's bone axis in its own frame: toward the next bone of the chain as
     the skeleton's rest has it; the end's, toward no child, continues its parent's line (its
-    rest translation seen from its own frame). (1, 0, 0) for a bone of no length."""
+    rest translation seen from its own frame). (1, 0, 0) for a bone of no length. Into
+    axes, (k, 3)."""
     k = path.shape[0]
-    axes = np.empty((k, 3))
     for i in range(first, k):
         b = path[i]
         if i < k - 1:
@@ -301,7 +295,6 @@ def bone_axes(rests, path, first):
         if length(u) == 0.0:
             u = (1.0, 0.0, 0.0)
         axes[i, 0], axes[i, 1], axes[i, 2] = u[0], u[1], u[2]
-    return axes
 
 
 @kernel(inner=True)
@@ -391,7 +384,9 @@ def chain(parents, rests, locals_, root, end, params, iterations, kinds, bones, 
         return CHAIN_TOO_LONG
     places = np.empty(kinds.shape[0], dtype=np.int64)
     limited_places = np.zeros(k, dtype=np.bool_)
-    axes = bone_axes(rests, path, jr)
+    loc, pos, rot, lin, own = frames(k, 3)
+    axes, targets, lengths = own[0], own[1], own[2, :, 0]
+    bone_axes(rests, path, jr, axes)
     for n in range(kinds.shape[0]):
         places[n] = place_of(path, bones[n], je)
         if places[n] < jr:
@@ -402,7 +397,6 @@ def chain(parents, rests, locals_, root, end, params, iterations, kinds, bones, 
             if length(cross((data[n, 0], data[n, 1], data[n, 2]),
                             (axes[i, 0], axes[i, 1], axes[i, 2]))) < ALONG:
                 return HINGE_ALONG_BONE
-    loc, pos, rot, lin = frames(k)
     load(locals_, path, loc, pos, rot, lin)
     goal = (params[0], params[1], params[2])
     pole = (params[3], params[4], params[5])
@@ -410,10 +404,8 @@ def chain(parents, rests, locals_, root, end, params, iterations, kinds, bones, 
     share, tolerance, step, weight = params[10], params[11], params[12], params[13]
     if mode == FABRIK:
         _pole_turn(loc, pos, rot, lin, jr, je, goal, pole)
-    lengths = np.empty(k)
     for i in range(jr, je):
         lengths[i] = length(sub(point(pos, i + 1), point(pos, i)))
-    targets = np.empty((k, 3))
     done = 0
     for _ in range(iterations):
         if length(sub(point(pos, je), goal)) <= tolerance:
@@ -459,10 +451,8 @@ def chain(parents, rests, locals_, root, end, params, iterations, kinds, bones, 
         _end_rotation(loc, pos, rot, lin, je, wanted, share)
     _limit(loc, pos, rot, lin, je, rests, path, kinds, places, data, axes,
            limited_places)
-    changed = np.zeros(k, dtype=np.bool_)
-    settle(locals_, path, loc, jr, weight, changed)
+    settle(locals_, path, loc, jr, weight)
     recompose(loc, pos, rot, lin, jr, je)
     reached = length(sub(point(pos, je), goal)) <= tolerance
-    store(locals_, path, loc, jr, changed)
     report[0] = done
     return 1 if reached else 0
