@@ -110,7 +110,7 @@ def _two_bone_solve(locals_, path, js, jm, params, goal, loc, pos, rot, lin):
         aside = across(pole, line)
         c, s_ = (1.0, 0.0) if twist == 0.0 else (math.cos(twist), math.sin(twist))
         lb_, la_ = length(bend), length(aside)
-        if lb_ > eps and la_ >= TINY:      # the twist from where the pole puts the bend
+        if lb_ > eps and la_ >= TINY:      # and the turn that puts the bend toward the pole
             cb, sb = dot(bend, aside) / (lb_ * la_), dot(line, cross(bend, aside)) / (lb_ * la_)
             c, s_ = cb * c - sb * s_, sb * c + cb * s_
         q = turned(rot, js, qmul(_about(line, c, s_), r1))
