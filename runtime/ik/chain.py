@@ -21,8 +21,8 @@ place's matrix for that recomposition).
 
 `settle` then decides what is written: each turned place's correction from the pose's
 own rotation, taken a weight's fraction of the way, rounded to binary32; a correction under
-KEEP_ANGLE keeps the pose's bits (a solve of its own result writes nothing). `store` writes
-the settled rotations, and only those places, into the pose's locals."""
+KEEP_ANGLE keeps the pose's bits (a solve of its own result writes nothing); it writes the
+settled rotations, and only those places, into the pose's locals."""
 import math
 
 import numpy as np
@@ -77,14 +77,16 @@ def place_of(path, bone, last):
 
 
 @kernel(inner=True)
-def frames(k):
-    """Empty working frames for a path of k bones: loc, pos, rot, lin (views of one block)."""
-    block = np.empty(26 * k)
+def frames(k, rows):
+    """Empty working frames for a path of k bones: loc, pos, rot, lin, and `rows` (k, 3)
+    rows of a solver's own per-place numbers, all views of one block (one allocation)."""
+    block = np.empty((26 + 3 * rows) * k)
     return (block[:10 * k].reshape((k, 10)), block[10 * k:13 * k].reshape((k, 3)),
-            block[13 * k:17 * k].reshape((k, 4)), block[17 * k:].reshape((k, 3, 3)))
+            block[13 * k:17 * k].reshape((k, 4)), block[17 * k:26 * k].reshape((k, 3, 3)),
+            block[26 * k:].reshape((rows, k, 3)))
 
 
-@kernel(inner=True)
+@kernel(inner=True, inline=True)
 def load(locals_, path, loc, pos, rot, lin):
     """The path's locals into `loc` and every place composed."""
     k = path.shape[0]
@@ -97,6 +99,16 @@ def load(locals_, path, loc, pos, rot, lin):
 @kernel(inner=True, inline=True)
 def refresh(loc, pos, rot, lin, i):
     """Place i's model frame from place i - 1's (or its local alone at place 0)."""
+    position(loc, pos, lin, i)
+    q = qunit((loc[i, 3], loc[i, 4], loc[i, 5], loc[i, 6]))
+    r = q if i == 0 else qmul((rot[i - 1, 0], rot[i - 1, 1], rot[i - 1, 2], rot[i - 1, 3]), q)
+    rot[i, 0], rot[i, 1], rot[i, 2], rot[i, 3] = r[0], r[1], r[2], r[3]
+
+
+@kernel(inner=True, inline=True)
+def position(loc, pos, lin, i):
+    """Place i's model origin and rotation-scale block alone (refresh without the model
+    rotation: what a solver needs of the places it only measures)."""
     tx, ty, tz = loc[i, 0], loc[i, 1], loc[i, 2]
     x, y, z, w = loc[i, 3], loc[i, 4], loc[i, 5], loc[i, 6]
     sx, sy, sz = loc[i, 7], loc[i, 8], loc[i, 9]
@@ -104,30 +116,33 @@ def refresh(loc, pos, rot, lin, i):
     l00, l01, l02 = (ww + xx - yy - zz) * sx, 2.0 * (x * y - z * w) * sy, 2.0 * (x * z + y * w) * sz
     l10, l11, l12 = 2.0 * (x * y + z * w) * sx, (ww - xx + yy - zz) * sy, 2.0 * (y * z - x * w) * sz
     l20, l21, l22 = 2.0 * (x * z - y * w) * sx, 2.0 * (y * z + x * w) * sy, (ww - xx - yy + zz) * sz
-    q = qunit((x, y, z, w))
     if i == 0:
         lin[0, 0, 0], lin[0, 0, 1], lin[0, 0, 2] = l00, l01, l02
         lin[0, 1, 0], lin[0, 1, 1], lin[0, 1, 2] = l10, l11, l12
         lin[0, 2, 0], lin[0, 2, 1], lin[0, 2, 2] = l20, l21, l22
         pos[0, 0], pos[0, 1], pos[0, 2] = tx, ty, tz
-        r = q
-    else:
-        p = i - 1
-        for row in range(3):
-            a0, a1, a2 = lin[p, row, 0], lin[p, row, 1], lin[p, row, 2]
-            lin[i, row, 0] = a0 * l00 + a1 * l10 + a2 * l20
-            lin[i, row, 1] = a0 * l01 + a1 * l11 + a2 * l21
-            lin[i, row, 2] = a0 * l02 + a1 * l12 + a2 * l22
-            pos[i, row] = a0 * tx + a1 * ty + a2 * tz + pos[p, row]
-        r = qmul((rot[p, 0], rot[p, 1], rot[p, 2], rot[p, 3]), q)
-    rot[i, 0], rot[i, 1], rot[i, 2], rot[i, 3] = r[0], r[1], r[2], r[3]
+        return
+    p = i - 1
+    for row in range(3):
+        a0, a1, a2 = lin[p, row, 0], lin[p, row, 1], lin[p, row, 2]
+        lin[i, row, 0] = a0 * l00 + a1 * l10 + a2 * l20
+        lin[i, row, 1] = a0 * l01 + a1 * l11 + a2 * l21
+        lin[i, row, 2] = a0 * l02 + a1 * l12 + a2 * l22
+        pos[i, row] = a0 * tx + a1 * ty + a2 * tz + pos[p, row]
 
 
-@kernel(inner=True)
+@kernel(inner=True, inline=True)
 def recompose(loc, pos, rot, lin, first, last):
     """Places first..last (inclusive) recomposed in order."""
     for i in range(first, last + 1):
         refresh(loc, pos, rot, lin, i)
+
+
+@kernel(inner=True, inline=True)
+def reposition(loc, pos, lin, first, last):
+    """Places first..last positioned in order (their model rotations left stale)."""
+    for i in range(first, last + 1):
+        position(loc, pos, lin, i)
 
 
 @kernel(inner=True, inline=True)
@@ -161,12 +176,18 @@ def set_local_rotation(loc, pos, rot, lin, i, q):
 
 
 @kernel(inner=True, inline=True)
+def turned(rot, i, r):
+    """Place i's local rotation once the model-space turn r turns it about its origin."""
+    # the local correction rot_i^-1 r rot_i after the local q is parent^-1 r rot_i
+    parent = rotation(rot, i - 1) if i > 0 else (0.0, 0.0, 0.0, 1.0)
+    return qunit(qmul(qconj(parent), qmul(r, rotation(rot, i))))
+
+
+@kernel(inner=True, inline=True)
 def turn(loc, pos, rot, lin, i, r):
     """Place i turned by the model-space turn r about its origin (the places below it are
     stale until recomposed)."""
-    # the local correction rot_i^-1 r rot_i after the local q is parent^-1 r rot_i
-    parent = rotation(rot, i - 1) if i > 0 else (0.0, 0.0, 0.0, 1.0)
-    set_local_rotation(loc, pos, rot, lin, i, qunit(qmul(qconj(parent), qmul(r, rotation(rot, i)))))
+    set_local_rotation(loc, pos, rot, lin, i, turned(rot, i, r))
 
 
 @kernel(inner=True, inline=True)
@@ -180,16 +201,16 @@ def turn_rotation(loc, rot, i, r):
     rot[i, 0], rot[i, 1], rot[i, 2], rot[i, 3] = model[0], model[1], model[2], model[3]
 
 
-@kernel(inner=True)
-def settle(locals_, path, loc, first, weight, changed):
-    """Places first.. of `loc` made what the pose will hold: each rotation's correction from
-    the pose's (its unit form), a `weight` fraction of it, rounded to binary32; under
-    KEEP_ANGLE the pose's own bits. changed[i] says whether place i is written."""
+@kernel(inner=True, inline=True)
+def settle(locals_, path, loc, first, weight):
+    """Places first.. of `loc` made what the pose holds, and written into it: each
+    rotation's correction from the pose's (its unit form), a `weight` fraction of it,
+    rounded to binary32; under KEEP_ANGLE the pose's own bits, not written. Called once no
+    refusal can follow (each place reads its own bone's locals alone)."""
     for i in range(first, path.shape[0]):
         b = path[i]
         own = (np.float64(locals_[b, 3]), np.float64(locals_[b, 4]),
                np.float64(locals_[b, 5]), np.float64(locals_[b, 6]))
-        changed[i] = False
         if (own[0] == loc[i, 3] and own[1] == loc[i, 4] and own[2] == loc[i, 5]
                 and own[3] == loc[i, 6]):
             continue                    # never turned
@@ -197,19 +218,24 @@ def settle(locals_, path, loc, first, weight, changed):
         correction = qmul(qconj(start), qunit(local_rotation(loc, i)))
         if weight < 1.0:
             correction = partial(correction, weight)
-        if angle_of(correction) < KEEP_ANGLE or not math.isfinite(correction[3]):
-            q = own
-        else:
-            changed[i] = True
-            q = qunit(qmul(start, correction))
-        for c in range(4):
-            loc[i, 3 + c] = np.float64(np.float32(q[c]))
-
-
-@kernel(inner=True)
-def store(locals_, path, loc, first, changed):
-    """The settled rotations of the changed places into the pose's locals."""
-    for i in range(first, path.shape[0]):
-        if changed[i]:
+        if rounding(correction):
             for c in range(4):
-                locals_[path[i], 3 + c] = np.float32(loc[i, 3 + c])
+                loc[i, 3 + c] = own[c]
+            continue
+        q = qunit(qmul(start, correction))
+        for c in range(4):
+            locals_[b, 3 + c] = np.float32(q[c])
+            loc[i, 3 + c] = np.float64(locals_[b, 3 + c])
+
+
+@kernel(inner=True, inline=True)
+def rounding(c):
+    """Whether the correction c is rounding: a turn under KEEP_ANGLE, or not finite. Its
+    half angle's tangent decides the clear cases without the arctangent (x - x^3 / 3 <
+    atan x <= x: within a part in 1e11 of x this small)."""
+    s, w = math.sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]), abs(c[3])
+    if s > 0.51 * KEEP_ANGLE * w:
+        return False
+    if s < 0.49 * KEEP_ANGLE * w:
+        return True
+    return angle_of(c) < KEEP_ANGLE or not math.isfinite(c[3])

@@ -10,13 +10,13 @@ import numpy as np
 
 from ..core.jit import kernel, reads, scalar, writes
 from .chain import (NO_PLACE, applied, frames, load, path_to, place_of, point, recompose,
-                    refresh, rotation, set_local_rotation, settle, store, turn,
-                    turn_rotation)
+                    refresh, reposition, rotation, set_local_rotation, settle, turn,
+                    turn_rotation, turned)
 from .joints import LimitKind
 from .limits import MAX_IK_CHAIN_BONES, REACH
 from ..core.rotations import (TINY, across, add, arc, axis_angle, bounded, cross, dot, length,
                         partial, perpendicular, qconj, qmul, qunit, rotate, scaled,
-                        signed_angle, sub, twist_about, unit, wrap)
+                        signed_angle, sub, twist_about, unit)
 
 NOT_ANCESTORS = -1      # bones not each an ancestor of the next (or a root not of the end)
 CHAIN_TOO_LONG = -2     # a chain past MAX_IK_CHAIN_BONES
@@ -44,6 +44,20 @@ def _softened(distance, reach, soften):
     return knee + span * (1.0 - math.exp(-(distance - knee) / span))
 
 
+@kernel(inner=True, inline=True)
+def _about(axis, c, s):
+    """The turn about the unit axis by the angle of cosine c and sine s, w >= 0: each of the
+    half angle's cosine and sine found from whichever is the larger (no arccosine, no
+    trigonometry, well conditioned at every angle)."""
+    if c >= 0.0:
+        w = math.sqrt(0.5 * (1.0 + c))
+        h = s / (2.0 * w)
+    else:
+        h = math.copysign(math.sqrt(0.5 * (1.0 - c)), s)
+        w = s / (2.0 * h)
+    return (axis[0] * h, axis[1] * h, axis[2] * h, w)
+
+
 @kernel(inner=True)
 def _two_bone_places(path, start, middle):
     """Places of start and middle on the end's path, or NO_PLACE for both when the bones are
@@ -56,8 +70,8 @@ def _two_bone_places(path, start, middle):
     return js, jm
 
 
-@kernel(inner=True)
-def _two_bone_solve(locals_, path, js, jm, params, goal, loc, pos, rot, lin, changed):
+@kernel(inner=True, inline=True)
+def _two_bone_solve(locals_, path, js, jm, params, goal, loc, pos, rot, lin):
     """One pose's two-bone solve, written; whether the end reached the goal."""
     load(locals_, path, loc, pos, rot, lin)
     je = path.shape[0] - 1
@@ -81,24 +95,29 @@ def _two_bone_solve(locals_, path, js, jm, params, goal, loc, pos, rot, lin, cha
         near = math.sqrt(max(base - 2.0 * ra * rb, 0.0))
         d = min(max(_softened(length(sub(goal, s)), far, soften), near), far)
         cosine = min(max((base - d * d) / (2.0 * ra * rb), -1.0), 1.0)
-        # the bend is on the side a positive turn about the hinge takes it from straight
-        delta = wrap(-math.acos(cosine) - signed_angle(pa, pb, n))
-        turn(loc, pos, rot, lin, jm, axis_angle(n, delta))
-        recompose(loc, pos, rot, lin, jm + 1, je)
+        sine = math.sqrt(max(1.0 - cosine * cosine, 0.0))
+        # the bend is on the side a positive turn about the hinge takes it from straight: the
+        # turn by -(the angle of that cosine + the angle from pa to pb), by its cosine and sine
+        c, s_ = dot(pa, pb) / (ra * rb), dot(n, cross(pa, pb)) / (ra * rb)
+        q = turned(rot, jm, _about(n, cosine * c - sine * s_, -(sine * c + cosine * s_)))
+        loc[jm, 3], loc[jm, 4], loc[jm, 5], loc[jm, 6] = q[0], q[1], q[2], q[3]
+        reposition(loc, pos, lin, jm, je)       # model rotations below the start not needed
     v = sub(goal, s)
     if length(v) > eps:
         line = unit(v)
         r1 = arc(sub(point(pos, je), s), v)
         bend = across(rotate(r1, sub(m, s)), line)
         aside = across(pole, line)
-        angle = twist
-        if length(bend) > eps and length(aside) >= TINY:
-            angle += signed_angle(bend, aside, line)
-        turn(loc, pos, rot, lin, js, qmul(axis_angle(line, angle), r1))
-    settle(locals_, path, loc, js, weight, changed)
-    recompose(loc, pos, rot, lin, js, je)
+        c, s_ = (1.0, 0.0) if twist == 0.0 else (math.cos(twist), math.sin(twist))
+        lb_, la_ = length(bend), length(aside)
+        if lb_ > eps and la_ >= TINY:      # and the turn that puts the bend toward the pole
+            cb, sb = dot(bend, aside) / (lb_ * la_), dot(line, cross(bend, aside)) / (lb_ * la_)
+            c, s_ = cb * c - sb * s_, sb * c + cb * s_
+        q = turned(rot, js, qmul(_about(line, c, s_), r1))
+        loc[js, 3], loc[js, 4], loc[js, 5], loc[js, 6] = q[0], q[1], q[2], q[3]
+    settle(locals_, path, loc, js, weight)
+    reposition(loc, pos, lin, js, je)     # the settled end, for the reach alone
     reached = length(sub(point(pos, je), goal)) <= REACH * max(la + lb, TINY)
-    store(locals_, path, loc, js, changed)
     return reached
 
 
@@ -116,29 +135,39 @@ def two_bone(parents, locals_, start, middle, end, params):
     js, jm = _two_bone_places(path, start, middle)
     if js == NO_PLACE:
         return NOT_ANCESTORS
-    loc, pos, rot, lin = frames(path.shape[0])
-    changed = np.zeros(path.shape[0], dtype=np.bool_)
+    loc, pos, rot, lin, _ = frames(path.shape[0], 0)
     goal = (params[0], params[1], params[2])
-    return 1 if _two_bone_solve(locals_, path, js, jm, params, goal, loc, pos, rot, lin,
-                                changed) else 0
+    return 1 if _two_bone_solve(locals_, path, js, jm, params, goal, loc, pos, rot, lin) else 0
 
 
 @kernel
-def two_bone_batch(parents, locals_, start, middle, end, params, goals, reached):
-    """two_bone over (poses, n, 10) locals of one skeleton, pose i's goal goals[i]; 0 with
-    reached[i] written, or NOT_ANCESTORS with nothing written. Each pose by the same
-    operations as alone, so a batch's poses equal the single solves bit for bit."""
+def two_bone_batch(parents, locals_, start, middle, end, params, goals, step, reached):
+    """two_bone over (poses, n, 10) locals of one skeleton, pose i's goal goals[i * step]
+    (step 1: a goal a pose, 0: one for all); 0 with reached[i] written, or NOT_ANCESTORS
+    with nothing written. Each pose by the same operations as alone, so a batch's poses
+    equal the single solves bit for bit; the frames are reused pose after pose."""
     path = path_to(parents, end)
     js, jm = _two_bone_places(path, start, middle)
     if js == NO_PLACE:
         return NOT_ANCESTORS
-    loc, pos, rot, lin = frames(path.shape[0])
-    changed = np.zeros(path.shape[0], dtype=np.bool_)
+    loc, pos, rot, lin, _ = frames(path.shape[0], 0)
     for i in range(locals_.shape[0]):
-        goal = (goals[i, 0], goals[i, 1], goals[i, 2])
-        reached[i] = _two_bone_solve(locals_[i], path, js, jm, params, goal, loc, pos, rot,
-                                     lin, changed)
+        g = i * step
+        reached[i] = _two_bone_solve(locals_[i], path, js, jm, params,
+                                     (goals[g, 0], goals[g, 1], goals[g, 2]), loc, pos, rot,
+                                     lin)
     return 0
+
+
+@kernel
+def within32(values):
+    """Whether every value of a (rows, 3) array is finite in binary32 (as args.floats
+    checks with within=np.float32: a value past the range once rounded is refused)."""
+    for i in range(values.shape[0]):
+        for c in range(3):
+            if not np.isfinite(np.float32(values[i, c])):
+                return False
+    return True
 
 
 # ---- aim ------------------------------------------------------------------------------------
@@ -203,7 +232,7 @@ def aim(parents, locals_, bones, shares, params):
         if places[s] == NO_PLACE:
             return NOT_ANCESTORS
         last = places[s]
-    loc, pos, rot, lin = frames(k)
+    loc, pos, rot, lin, _ = frames(k, 0)
     load(locals_, path, loc, pos, rot, lin)
     ja = k - 1
     goal = (params[0], params[1], params[2])
@@ -234,26 +263,24 @@ def aim(parents, locals_, bones, shares, params):
         j = places[s]
         turn(loc, pos, rot, lin, j, partial(r, shares[s] / after[s]))
         recompose(loc, pos, rot, lin, j + 1, ja)
-    changed = np.zeros(k, dtype=np.bool_)
-    settle(locals_, path, loc, places[0], weight, changed)
+    settle(locals_, path, loc, places[0], weight)
     recompose(loc, pos, rot, lin, places[0], ja)
     f = unit(rotate(rotation(rot, ja), forward))
     miss = sub(goal, add(point(pos, ja), applied(lin, ja, offset)))
     reached = (not cut and possible and dot(miss, f) > 0.0
                and length(across(miss, f)) <= REACH * max(length(miss), TINY))
-    store(locals_, path, loc, places[0], changed)
     return 1 if reached else 0
 
 
 # ---- chains: limits, CCD, FABRIK ------------------------------------------------------------
 
 @kernel(inner=True)
-def bone_axes(rests, path, first):
+def bone_axes(rests, path, first, axes):
     """Each chain place's bone axis in its own frame: toward the next bone of the chain as
     the skeleton's rest has it; the end's, toward no child, continues its parent's line (its
-    rest translation seen from its own frame). (1, 0, 0) for a bone of no length."""
+    rest translation seen from its own frame). (1, 0, 0) for a bone of no length. Into
+    axes, (k, 3)."""
     k = path.shape[0]
-    axes = np.empty((k, 3))
     for i in range(first, k):
         b = path[i]
         if i < k - 1:
@@ -268,7 +295,6 @@ def bone_axes(rests, path, first):
         if length(u) == 0.0:
             u = (1.0, 0.0, 0.0)
         axes[i, 0], axes[i, 1], axes[i, 2] = u[0], u[1], u[2]
-    return axes
 
 
 @kernel(inner=True)
@@ -358,7 +384,9 @@ def chain(parents, rests, locals_, root, end, params, iterations, kinds, bones, 
         return CHAIN_TOO_LONG
     places = np.empty(kinds.shape[0], dtype=np.int64)
     limited_places = np.zeros(k, dtype=np.bool_)
-    axes = bone_axes(rests, path, jr)
+    loc, pos, rot, lin, own = frames(k, 3)
+    axes, targets, lengths = own[0], own[1], own[2, :, 0]
+    bone_axes(rests, path, jr, axes)
     for n in range(kinds.shape[0]):
         places[n] = place_of(path, bones[n], je)
         if places[n] < jr:
@@ -369,7 +397,6 @@ def chain(parents, rests, locals_, root, end, params, iterations, kinds, bones, 
             if length(cross((data[n, 0], data[n, 1], data[n, 2]),
                             (axes[i, 0], axes[i, 1], axes[i, 2]))) < ALONG:
                 return HINGE_ALONG_BONE
-    loc, pos, rot, lin = frames(k)
     load(locals_, path, loc, pos, rot, lin)
     goal = (params[0], params[1], params[2])
     pole = (params[3], params[4], params[5])
@@ -377,10 +404,8 @@ def chain(parents, rests, locals_, root, end, params, iterations, kinds, bones, 
     share, tolerance, step, weight = params[10], params[11], params[12], params[13]
     if mode == FABRIK:
         _pole_turn(loc, pos, rot, lin, jr, je, goal, pole)
-    lengths = np.empty(k)
     for i in range(jr, je):
         lengths[i] = length(sub(point(pos, i + 1), point(pos, i)))
-    targets = np.empty((k, 3))
     done = 0
     for _ in range(iterations):
         if length(sub(point(pos, je), goal)) <= tolerance:
@@ -426,10 +451,8 @@ def chain(parents, rests, locals_, root, end, params, iterations, kinds, bones, 
         _end_rotation(loc, pos, rot, lin, je, wanted, share)
     _limit(loc, pos, rot, lin, je, rests, path, kinds, places, data, axes,
            limited_places)
-    changed = np.zeros(k, dtype=np.bool_)
-    settle(locals_, path, loc, jr, weight, changed)
+    settle(locals_, path, loc, jr, weight)
     recompose(loc, pos, rot, lin, jr, je)
     reached = length(sub(point(pos, je), goal)) <= tolerance
-    store(locals_, path, loc, jr, changed)
     report[0] = done
     return 1 if reached else 0

@@ -27,7 +27,7 @@ from ..pose.pose import DIFFERENCE, SPAN_POSES, PoseBatch
 from ..pose.skeleton import opened
 from . import entry
 from .kept import Kept
-from .kernels import NOT_ANCESTORS, two_bone, two_bone_batch
+from .kernels import NOT_ANCESTORS, two_bone, two_bone_batch, within32
 
 Vector = Sequence[float]
 
@@ -98,23 +98,39 @@ def solve_two_bone_batch(batch: PoseBatch, skeleton, solve: TwoBoneSolve, goals=
     if (batch._head[:, 1] & DIFFERENCE).any():       # the batch's header words, one row a pose
         raise InvalidError("a pose of the batch is a difference")
     bones, params = _converted(skeleton, solve)
-    if goals is None:
-        goals = np.tile(params[:3], (count, 1))
-    else:
-        goals = entry.args.floats(goals, (count, 3), "goals", dtype=np.float64, within=np.float32)
+    goals, step = _goals(goals, params, count)
     if reached is not None:
         entry.args.output(reached, "b", (count,), "reached")
     skeleton.check_parents()
-    found = np.zeros(count, dtype=np.bool_)
+    found = reached if _direct(reached) else np.empty(count, dtype=np.bool_)
     parents, locals_, codes = skeleton.parents, batch.locals, [0]
 
     def span(lo, hi):     # each pose on its own: the same bits on any thread count
-        code = two_bone_batch(parents, locals_[lo:hi], *bones, params, goals[lo:hi], found[lo:hi])
+        code = two_bone_batch(parents, locals_[lo:hi], *bones, params,
+                              goals[lo:hi] if step else goals, step, found[lo:hi])
         codes.append(code)  # a refusal is the skeleton's: every span refuses before it writes
     threads.run_spans(span, 0, count, SPAN_POSES)
     _refused(min(codes))
     batch.mark_kind(False)          # none was a difference: every model now stale
-    if reached is None:
+    if reached is None or found is reached:
         return found
     reached[...] = found
     return reached
+
+
+def _goals(goals, params, count: int) -> tuple:
+    """The batch's goals as the kernel reads them, and the step from one pose's to the
+    next's: the solve's own goal for all (step 0) when None. An array already of the
+    kernel's type is checked in place, any other converted (args.floats, which words
+    every refusal)."""
+    if goals is None:
+        return params[:3].reshape(1, 3), 0
+    if not (type(goals) is np.ndarray and goals.dtype == np.float64 and goals.shape == (count, 3)
+            and goals.flags.c_contiguous and within32(goals)):
+        goals = entry.args.floats(goals, (count, 3), "goals", dtype=np.float64, within=np.float32)
+    return goals, 1
+
+
+def _direct(reached) -> bool:
+    """Whether the kernel can write `reached` itself (a C-contiguous bool array)."""
+    return reached is not None and reached.dtype == np.bool_ and reached.flags.c_contiguous
