@@ -31,7 +31,8 @@ import threading
 
 import numpy as np
 
-from . import kernels, solvers
+from . import kernels, program, solvers
+from .program import ADDITIVE, CLIP, COPY, MASK, MIX, ONE_SHOT, SELECT, Program
 from ...core import jit
 from ...core.errors import CapacityError, FormatError, InvalidError
 from ...core.memory import caller_bytes
@@ -66,7 +67,8 @@ class _Lanes:
 
 class Steps:
     """What an evaluation of a binding's graph runs, on some bones: each node's step (a
-    function of the lanes) in node order, then the output."""
+    function of the lanes) in node order, then the output; the plain nodes' ops are in one
+    table (graph/evaluate/program.py), each run of them one step."""
 
     def __init__(self, b, bones: np.ndarray):
         self.rows = bones
@@ -78,7 +80,8 @@ class Steps:
         self.last = b.layout.nodes[-1]
         self.where = np.full(b.skeleton.bone_count, -1, dtype=np.int64)   # bone -> its row
         self.where[bones] = np.arange(bones.size)
-        self.nodes = [_MAKE[node.kind](b, self, k, node) for k, node in enumerate(b.graph.nodes)]
+        self.program = Program(b, bones, self.rests)
+        self.nodes = self.program.runs([_MAKE[node.kind](b, self, k, node) for k, node in enumerate(b.graph.nodes)])
 
 
 def steps(b, plan=None) -> Steps:
@@ -223,13 +226,13 @@ def _clip(b, st, k, node):
     if r.map is not None:
         return _clip_transfer(b, st, k, node)
     clip = r.clip
-    if r.whole:         # the binding's side-by-side samples, every bone tracked
-        samples, dots, offset, rows, fill = b.all_samples, b.all_dots, r.offset, st.rows, st.rests
-    else:               # its own, the bones it does not track filled
-        where = np.full(b.skeleton.bone_count, -1, dtype=np.intp)
-        where[r.tracked] = np.arange(r.tracked.size)
-        samples, dots, offset = r.samples_soa, r.dots, 0
-        rows, fill = where[st.rows], np.ascontiguousarray(r.fill_soa[:, st.rows])
+    if r.whole:         # the binding's side-by-side samples, every bone tracked: an op
+        return st.program.add(CLIP, r.base, node.slot, r.offset, int(clip.sample_count - 1),
+                              reals=(float(clip.sample_rate), float(clip.duration)))
+    where = np.full(b.skeleton.bone_count, -1, dtype=np.intp)     # its own, the bones it does not track filled
+    where[r.tracked] = np.arange(r.tracked.size)
+    samples, dots, offset = r.samples_soa, r.dots, 0
+    rows, fill = where[st.rows], np.ascontiguousarray(r.fill_soa[:, st.rows])
     dense = bool(np.array_equal(rows, np.arange(samples.shape[2])))
     args = (r.base, samples, dots, offset, float(clip.sample_rate), float(clip.duration),
             int(clip.sample_count - 1), rows, dense, jit.array(fill, np.float32))
@@ -247,10 +250,8 @@ def _machine(b, st, k, node):
 
 
 def _mix(b, st, k, node, inputs, at, direct):
-    bases = np.array([b.layout.nodes[i] for i in inputs], dtype=np.intp)
-    ids = np.array([b.graph.nodes[i].slot for i in inputs], dtype=np.intp)
-    base = b.layout.nodes[k]
-    return lambda e: kernels.mix(e.S, base, at, bases, ids, direct, e.slots, node.slot)
+    lo, hi = st.program.inputs([b.layout.nodes[i] for i in inputs], [b.graph.nodes[i].slot for i in inputs])
+    return st.program.add(MIX, b.layout.nodes[k], node.slot, at, lo, hi, int(direct))
 
 
 def _input_slots(b, node):
@@ -259,37 +260,31 @@ def _input_slots(b, node):
 
 def _mask(b, st, k, node):
     _, most, base_most, _, m, rest = b.runs[k]
-    over, under = np.ascontiguousarray(m[st.rows]), np.ascontiguousarray(rest[st.rows])
+    over, under = st.program.bone_weights(m[st.rows]), st.program.bone_weights(rest[st.rows])
     x, y = _input_slots(b, node)
-    base = b.layout.nodes[k]
-    return lambda e: kernels.mask(e.S, base, x, y, over, under, most, base_most, e.slots, node.slot)
+    return st.program.add(MASK, b.layout.nodes[k], node.slot, x, y, over, under, reals=(most, base_most))
 
 
 def _one_shot(b, st, k, node):
     _, most, _, _, m, _ = b.runs[k]
-    over = np.ascontiguousarray(m[st.rows])
     x, y = _input_slots(b, node)
-    base = b.layout.nodes[k]
-    return lambda e: kernels.one_shot(e.S, base, x, y, over, most, e.slots, node.slot)
+    return st.program.add(ONE_SHOT, b.layout.nodes[k], node.slot, x, y, st.program.bone_weights(m[st.rows]),
+                          reals=(most,))
 
 
 def _additive(b, st, k, node):
     x, y = _input_slots(b, node)
-    base, layer = b.layout.nodes[k], b.layout.nodes[node.inputs[1]]
-    return lambda e: kernels.additive(e.S, base, layer, x, y, e.slots, node.slot)
+    return st.program.add(ADDITIVE, b.layout.nodes[k], node.slot, b.layout.nodes[node.inputs[1]], x, y)
 
 
 def _select(b, st, k, node):
-    ids = np.array(_input_slots(b, node), dtype=np.intp)
-    base = b.layout.nodes[k]
-    return lambda e: kernels.select(e.S, base, ids, e.slots, node.slot)
+    lo, hi = st.program.inputs([b.layout.nodes[i] for i in node.inputs], _input_slots(b, node))
+    return st.program.add(SELECT, b.layout.nodes[k], node.slot, lo, hi)
 
 
 def _pass_through(b, st, k, node):
     """A time scale or seek: its input's pose, as it is (their work is the update's)."""
-    src = b.graph.nodes[node.inputs[0]].slot
-    base = b.layout.nodes[k]
-    return lambda e: kernels.copy_input(e.S, base, e.slots, src, node.slot)
+    return st.program.add(COPY, b.layout.nodes[k], node.slot, b.graph.nodes[node.inputs[0]].slot)
 
 
 def _pose_parameter(b, st, k, node):
@@ -414,7 +409,7 @@ def _solver(b, st, k, node):
     base = b.layout.nodes[k]
     written, end = solver_bones(b.skeleton, node)
     if not np.isin(written, st.rows).any():
-        return lambda e: kernels.copy_input(e.S, base, e.slots, src, node.slot)
+        return st.program.add(COPY, base, node.slot, src)
     path = path_to(b.skeleton.parents, end)
     parents = b.skeleton.parents
     ints = lambda *v: np.array(v, dtype=np.int64)      # noqa: E731
@@ -452,7 +447,7 @@ def _springs(b, st, k, node):
     src = b.graph.nodes[node.inputs[0]].slot
     base = b.layout.nodes[k]
     if not np.isin(written_bones(s), st.rows).any():
-        return lambda e: kernels.copy_input(e.S, base, e.slots, src, node.slot)
+        return st.program.add(COPY, base, node.slot, src)
     ats = np.array([_at(b, d.position_parameter), _at(b, d.rotation_parameter),
                     _at(b, d.force_parameter)], dtype=np.int64)
     rows = np.asarray(st.rows, dtype=np.int64)
@@ -481,7 +476,7 @@ def _body(b, st, k, node):
     src = b.graph.nodes[node.inputs[0]].slot
     base = b.layout.nodes[k]
     if not np.isin(p.part, st.rows).any():
-        return lambda e: kernels.copy_input(e.S, base, e.slots, src, node.slot)
+        return st.program.add(COPY, base, node.slot, src)
     goal_at = [(i, _at(b, e[1])) for i, e in enumerate(d.effectors) if e[1] != GRAPH_NONE]
     rot_at = [(i, _at(b, e[2])) for i, e in enumerate(d.effectors) if e[2] != GRAPH_NONE]
     sk, rows = b.skeleton, st.rows
@@ -533,5 +528,5 @@ def compile_evaluation_aside(graph) -> None:
     lacks, in another process (runtime.core.jit.compile_aside): a program's first run on a
     machine then compiles the graph's update and its evaluation at once, on two cores."""
     kinds = {node.kind for node in graph.nodes}
-    jit.compile_aside([kernels.write_out] + [k for kind, k in _KERNELS.items() if kind in kinds])
+    jit.compile_aside([kernels.write_out, program.run] + [k for kind, k in _KERNELS.items() if kind in kinds])
 
