@@ -33,10 +33,11 @@ import numpy as np
 
 from . import kernels, program, solvers
 from .program import ADDITIVE, CLIP, COPY, MASK, MIX, ONE_SHOT, SELECT, Program
-from ...core import jit
+from ...core import jit, threads
 from ...core.errors import CapacityError, FormatError, InvalidError
 from ...core.memory import caller_bytes
 from ..update.learned import work as learned_work
+from ..update.driver import SPAN_LANES
 from ..limits import GRAPH_NONE
 from ..source import BodySolver, InertializeMethod, NodeKind
 from ...ik.body.description import scratch_size as body_scratch
@@ -54,13 +55,14 @@ from ...physics.spring import SPRING_MAX_STEPS
 class _Lanes:
     """One evaluation's instances, their scalars (lanes, scalars) and slots."""
 
-    __slots__ = ("insts", "S", "slots", "own", "transfer", "failed")
+    __slots__ = ("insts", "S", "slots", "locals", "own", "transfer", "failed")
 
-    def __init__(self, insts, S, slots, transfer):
+    def __init__(self, insts, S, slots, locals_, transfer, own):
         self.insts = insts
         self.S = S
         self.slots = slots
-        self.own = len(insts) == 1       # S is the instance's own (written in place)
+        self.locals = locals_            # the poses written, (lanes, bones, 10)
+        self.own = own                   # S is the instance's own (written in place)
         self.transfer = transfer         # a mapped clip's working memory (None: no map slots)
         self.failed = []                 # learned nodes whose model failed
 
@@ -105,22 +107,45 @@ def evaluate(inst, out: Pose, scratch=None, plan=None) -> None:
 
 
 def evaluate_lanes(insts: list, locals_: np.ndarray, scratch=None, plan=None) -> None:
-    """Lane k's pose into locals_[k] (lanes, bones, 10)."""
+    """Lane k's pose into locals_[k] (lanes, bones, 10). Many lanes are cut into spans, one
+    a thread (core.threads), each evaluated on its own (its slots its own, or its share of
+    the scratch): every kernel computes a lane from that lane's scalars and slots alone,
+    with the same operations whatever lanes share its call, so the poses are the same bits
+    on any number of threads."""
     b = insts[0].binding
     st = steps(b, plan)
     m = len(insts)
-    slots, rest = _slots(b, st, scratch, m)
-    transfer = _transfer(b, st, rest) if b.maps else None
+    buf = None
+    if scratch is not None:
+        buf = caller_bytes(scratch, name="scratch")
+        if buf.size < b.scratch_bytes * m:
+            raise CapacityError(f"{buf.size} bytes of scratch for {b.scratch_bytes * m}", size=b.scratch_bytes * m)
     if m == 1:
-        S = insts[0].scalars[None]
+        failed = _lanes(b, st, insts, insts[0].scalars[None], locals_, buf, True)
     else:
-        S = np.stack([inst.scalars for inst in insts], out=_mine(st, "S", m))
-    e = _Lanes(insts, S, slots, transfer)
+        parts = {}
+
+        def span(lo, hi):
+            mine = insts[lo:hi]
+            S = np.stack([inst.scalars for inst in mine], out=_mine(st, "S", hi - lo))
+            parts[lo] = _lanes(b, st, mine, S, locals_[lo:hi],
+                               None if buf is None else buf[lo * b.scratch_bytes:hi * b.scratch_bytes], False)
+        threads.run_spans(span, 0, m, SPAN_LANES)
+        failed = [k for lo in sorted(parts) for k in parts[lo]]
+    if failed:
+        raise FormatError(f"learned nodes {sorted(set(failed))}: their model gave a value past the float range", 0)
+
+
+def _lanes(b, st: Steps, insts: list, S: np.ndarray, locals_: np.ndarray, buf, own: bool) -> list:
+    """Some lanes evaluated, their scalars S (the instance's own when `own`); the learned
+    nodes that failed."""
+    slots, rest = _slots(st, buf, S.shape[0])
+    e = _Lanes(insts, S, slots, locals_, _transfer(b, st, rest) if b.maps else None, own)
     for step in st.nodes:
         step(e)
-    kernels.write_out(S, st.last, e.slots, st.output, st.rows, locals_)
-    if e.failed:
-        raise FormatError(f"learned nodes {sorted(set(e.failed))}: their model gave a value past the float range", 0)
+    if not st.program.writes:
+        kernels.write_out(S, st.last, slots, st.output, st.rows, locals_)
+    return e.failed
 
 
 def _mine(st: Steps, what: str, m: int) -> np.ndarray:
@@ -138,16 +163,13 @@ def _mine(st: Steps, what: str, m: int) -> np.ndarray:
     return got
 
 
-def _slots(b, st: Steps, scratch, m: int) -> np.ndarray:
+def _slots(st: Steps, buf, m: int) -> np.ndarray:
     """The slots, (slots + 1, 10, lanes, bones), the last the rest pose: this thread's own, or
-    the caller's scratch filled with the rest pose (so a lane a node does not weigh still
-    reads finite values); and the scratch's bytes past them (None for this thread's own)."""
-    if scratch is None:
+    the caller's scratch bytes (checked big enough) filled with the rest pose (so a lane a
+    node does not weigh still reads finite values); and the scratch's bytes past them (None
+    for this thread's own)."""
+    if buf is None:
         return _mine(st, "slots", m), None
-    buf = caller_bytes(scratch, name="scratch")
-    need = b.scratch_bytes * m
-    if buf.size < need:
-        raise CapacityError(f"{buf.size} bytes of scratch for {need}", size=need)
     nb = st.rows.size
     used = 40 * st.count * m * nb
     slots = buf[:used].view(np.float32).reshape(st.count, 10, m, nb)

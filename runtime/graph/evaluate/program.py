@@ -25,11 +25,16 @@ _I, _B = scalar(np.int64), scalar(np.bool_)
 
 
 @kernel(signature=(_S, _SLOTS, reads(np.int64, 2), reads(np.float64, 2), _IDS, _IDS, writes(np.float32, 2),
-                   writes(np.float32, 3), writes(np.float32, 2), _IDS, _B, reads(np.float32, 2), _I, _I))
-def run(S, slots, ops, reals, bases, ids, weights, samples, dots, rows, dense, fill, first, end):
+                   writes(np.float32, 3), writes(np.float32, 2), _IDS, _B, reads(np.float32, 2), _I, _I, _I,
+                   writes(np.float32, 3, "A")))
+def run(S, slots, ops, reals, bases, ids, weights, samples, dots, rows, dense, fill, first, end, output,
+        locals_):
     """Ops first to end: each row of `ops` (kind, base, slot, then a to d below) and of
-    `reals` (two numbers) one node's kernel call; bases and ids hold inputs' weights'
-    places and slots (a mix's and a select's [a, b)), weights the masks' bone weights.
+    `reals` (two numbers) one node's kernel call, skipped when no lane weighs the node (a
+    node's kernel writes the lanes that weigh it alone); bases and ids hold inputs' weights'
+    places and slots (a mix's and a select's [a, b)), weights the masks' bone weights. Then,
+    when `output` is the output's op (else -1), the lanes' poses into locals_
+    (kernels.write_out).
         CLIP      a offset, b last sample; reals: rate, duration
         MIX       a shares' place, [b, c) inputs, d direct
         MASK      a base slot, b overlay slot, c over row, d under row; reals: most, base_most
@@ -39,6 +44,8 @@ def run(S, slots, ops, reals, bases, ids, weights, samples, dots, rows, dense, f
         COPY      a input slot"""
     for x in range(first, end):
         kind, base, out, a, b, c, d = ops[x, 0], ops[x, 1], ops[x, 2], ops[x, 3], ops[x, 4], ops[x, 5], ops[x, 6]
+        if not _weighed(S, base):
+            continue
         if kind == CLIP:
             kernels.sample_clip(S, base, samples, dots, a, reals[x, 0], reals[x, 1], b, rows, dense, fill,
                                 slots, out)
@@ -54,6 +61,17 @@ def run(S, slots, ops, reals, bases, ids, weights, samples, dots, rows, dense, f
             kernels.select(S, base, ids[a:b], slots, out)
         else:
             kernels.copy_input(S, base, slots, a, out)
+    if output >= 0:
+        kernels.write_out(S, ops[output, 1], slots, ops[output, 2], rows, locals_)
+
+
+@kernel(inner=True)
+def _weighed(S, base):
+    """Whether some lane weighs the node whose weight is at `base`."""
+    for lane in range(S.shape[0]):
+        if S[lane, base] > 0.0:
+            return True
+    return False
 
 
 class Program:
@@ -86,7 +104,8 @@ class Program:
         return len(self.ops) - 1
 
     def runs(self, steps: list) -> list:
-        """The steps with each run of consecutive ops (ints) made one call."""
+        """The steps with each run of consecutive ops (ints) made one call; the last, when
+        it ends with the output's op, writes the poses (`writes` then True)."""
         ops = np.array(self.ops, dtype=np.int64).reshape(-1, WIDTH)
         reals = np.array(self.reals, dtype=np.float64).reshape(-1, 2)
         bases, ids = (np.array(v, dtype=np.int64) for v in (self.bases, self.ids))
@@ -103,6 +122,9 @@ class Program:
             while end < len(steps) and isinstance(steps[end], int):
                 end += 1
             first, last = steps[at], steps[end - 1] + 1
-            out.append(lambda e, first=first, last=last: run(e.S, e.slots, *head, first, last))
+            output = last - 1 if end == len(steps) else -1
+            out.append(lambda e, first=first, last=last, output=output:
+                       run(e.S, e.slots, *head, first, last, output, e.locals))
             at = end
+        self.writes = isinstance(steps[-1], int)
         return out
