@@ -16,9 +16,10 @@ kernels (graph/evaluate/solvers.py; a full-body node lane by lane through ik.bod
 solve_packed). Then the
 output's slot is the pose. An instance never updated gives the rest pose.
 
-Instances are lanes: each node is one compiled kernel call (graph/evaluate/kernels.py) over every
+Instances are lanes: each node is one compiled kernel (graph/evaluate/kernels.py) over every
 lane, writing the lanes that weigh it, so a hundred instances cost the calls of one, and one
-instance is simply a batch of one. What each node's call takes (its slots, inputs, clip
+instance is simply a batch of one; a run of plain nodes (graph/evaluate/program.py) is one
+call for all of them. What each node's call takes (its slots, inputs, clip
 samples, masks, on the bones evaluated) is worked out once per binding and subset plan, as
 its step. Under a subset plan the bones are the plan's only; each bone's arithmetic being
 the same, the planned bones come out bit for bit as a full evaluation writes them, and an
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import math
 import threading
+from operator import attrgetter
 
 import numpy as np
 
@@ -127,13 +129,16 @@ def evaluate_lanes(insts: list, locals_: np.ndarray, scratch=None, plan=None) ->
 
         def span(lo, hi):
             mine = insts[lo:hi]
-            S = np.stack([inst.scalars for inst in mine], out=_mine(st, "S", hi - lo))
+            S = np.stack(list(map(_scalars, mine)), out=_mine(st, "S", hi - lo))
             parts[lo] = _lanes(b, st, mine, S, locals_[lo:hi],
                                None if buf is None else buf[lo * b.scratch_bytes:hi * b.scratch_bytes], False)
         threads.run_spans(span, 0, m, SPAN_LANES)
         failed = [k for lo in sorted(parts) for k in parts[lo]]
     if failed:
         raise FormatError(f"learned nodes {sorted(set(failed))}: their model gave a value past the float range", 0)
+
+
+_scalars = attrgetter("scalars")
 
 
 def _lanes(b, st: Steps, insts: list, S: np.ndarray, locals_: np.ndarray, buf, own: bool) -> list:

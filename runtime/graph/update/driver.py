@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import threading
 from collections import namedtuple
+from operator import attrgetter
 
 import numpy as np
 
@@ -94,16 +95,20 @@ def update_many(insts: list, delta, capacity=None) -> list:
     def span(lo, hi):
         results, failed = parts[lo] = [], []
         mine = insts[lo:hi]
-        S = np.stack([inst.scalars for inst in mine], out=_scratch(t, hi - lo)[0])
+        rows = list(map(_scalars, mine))
+        S = np.stack(rows, out=_scratch(t, hi - lo)[0])
         _run(mine, S, delta, capacity, results, failed)
-        for inst, row in zip(mine, S):
-            inst.scalars[:] = row
+        for row, new in zip(rows, S):
+            row[:] = new
     threads.run_spans(span, 0, len(insts), SPAN_LANES)
     results = [r for lo in sorted(parts) for r in parts[lo][0]]
     failed = [k for lo in sorted(parts) for k in parts[lo][1]]
     if failed:
         _fail(failed, results)
     return results
+
+
+_scalars = attrgetter("scalars")
 
 
 def _fail(failed: list, written) -> None:
