@@ -17,6 +17,8 @@ from runtime.graph.evaluate import kernels as K
 from runtime.core.jit import kernel
 from runtime.graph import motion as gm
 from runtime.graph.batch import evaluate_batch, update_batch
+from runtime.graph.update.driver import SPAN_LANES
+from runtime.core import threads
 from runtime.graph.binding import GraphAssets
 from runtime.graph.instance import GraphInstance
 from runtime.graph.source import (AdditiveNode, ClipNode, GraphSource, InertializeMethod,
@@ -24,6 +26,7 @@ from runtime.graph.source import (AdditiveNode, ClipNode, GraphSource, Inertiali
 from runtime.graph.source import ParameterType as T
 
 from test_graph_fixtures import humanoid, instance_of, locomotion, params, pose_bits, standard_clips
+from test_threads import on_threads, same_on_one_and_two
 from test_graph_fixtures import slots as clip_slots
 
 F = np.float32
@@ -311,22 +314,59 @@ def test_locomotion_batches_are_their_instances_alone():
     _agree(binding, _script, 150, 9, [1 / 60, 1 / 30, 0.0, -0.02, 0.4])
 
 
+def _inertialized(method):
+    """A select beneath an inertialize node, and an additive layer: its binding and script."""
+    nodes = [ClipNode(0), ClipNode(5), ClipNode(1), SelectNode(0, [0, 1, 2]),
+             InertializeNode(3, trigger=1, method=method, duration=0.3), ClipNode(4), AdditiveNode(4, 5, 0.5)]
+    g, binding, _ = instance_of(GraphSource(humanoid(), nodes, 6, params(("i", T.int_), ("go", T.trigger)),
+                                            clip_slots("a", "b", "c", "d", "e", "f")))
+
+    def script(inst, lane, frame):
+        if (frame + lane) % 7 == 0:
+            capi.maniGraphInstance_SetParameter(inst, 0, T.int_, (frame // 7 + lane) % 3)
+        if (frame + 3 * lane) % 11 == 0:
+            capi.maniGraphInstance_SetParameter(inst, 1, T.trigger, True)
+    return binding, script
+
+
 def test_inertialized_batches_are_their_instances_alone():
     """A select beneath an inertialize node (both methods), the node's kept poses and state
     written back from the batch's lanes."""
-    sk = humanoid()
     for method in (InertializeMethod.inertialization, InertializeMethod.dead_blending):
-        nodes = [ClipNode(0), ClipNode(5), ClipNode(1), SelectNode(0, [0, 1, 2]),
-                 InertializeNode(3, trigger=1, method=method, duration=0.3), ClipNode(4), AdditiveNode(4, 5, 0.5)]
-        g, binding, _ = instance_of(GraphSource(sk, nodes, 6, params(("i", T.int_), ("go", T.trigger)),
-                                                clip_slots("a", "b", "c", "d", "e", "f")))
+        _agree(*_inertialized(method), 60, 4, [1 / 30, 0.05, 0.0])
 
-        def script(inst, lane, frame):
-            if (frame + lane) % 7 == 0:
-                capi.maniGraphInstance_SetParameter(inst, 0, T.int_, (frame // 7 + lane) % 3)
-            if (frame + 3 * lane) % 11 == 0:
-                capi.maniGraphInstance_SetParameter(inst, 1, T.trigger, True)
-        _agree(binding, script, 60, 4, [1 / 30, 0.05, 0.0])
+
+CUT = 2 * SPAN_LANES + 5        # lanes enough for two spans
+
+
+def test_batches_cut_across_two_threads_are_their_instances_alone():
+    """Batches cut into spans, one a thread (update and evaluation), each lane as its instance
+    alone gives it, events, root motion, pose and state."""
+    assert on_threads(2, lambda: threads.spans(0, CUT, SPAN_LANES)) == [(0, CUT // 2), (CUT // 2, CUT)]
+    sk, clips, source, graph = locomotion()
+    binding, _ = capi.maniBindGraph(graph, GraphAssets(sk, list(clips.values())))
+    on_threads(2, lambda: _agree(binding, _script, 40, CUT, [1 / 60, 0.4, -0.02]))
+    on_threads(2, lambda: _agree(*_inertialized(InertializeMethod.dead_blending), 30, CUT, [1 / 30, 0.0]))
+
+
+@pytest.mark.parametrize("scratch", [False, True])
+def test_batches_on_one_thread_and_two_are_the_same_bits(scratch):
+    sk, clips, source, graph = locomotion()
+    binding, _ = capi.maniBindGraph(graph, GraphAssets(sk, list(clips.values())))
+
+    def run():
+        insts = [GraphInstance(binding) for _ in range(CUT)]
+        batch = rt.PoseBatch(sk, CUT)
+        memory = np.zeros(binding.scratch_bytes * CUT, np.uint8) if scratch else None
+        out = []
+        for frame in range(45):
+            for lane, inst in enumerate(insts):
+                _script(inst, lane, frame)
+            results = update_batch(insts, [1 / 60, 0.3][frame % 2])
+            evaluate_batch(insts, batch, memory)
+            out += [r[2] for r in results] + [batch.locals.copy()]
+        return out + [inst.buffer for inst in insts]
+    same_on_one_and_two(run)
 
 
 @pytest.mark.parametrize("lanes", [1, 3])

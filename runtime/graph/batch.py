@@ -6,6 +6,9 @@ Each instance's update and pose are bit for bit what it alone gives.
 """
 from __future__ import annotations
 
+from itertools import repeat
+from operator import attrgetter
+
 from ..core.errors import InvalidError
 from .evaluate.eval import evaluate_lanes
 from .instance import GraphInstance
@@ -14,12 +17,17 @@ from ..pose.pose import PoseBatch
 
 
 def _check(instances) -> list:
+    """The instances as a list, all of one binding (looked at without a Python step per
+    instance: a batch's checks are paid each frame)."""
     insts = list(instances or ())
-    if not insts or not all(isinstance(i, GraphInstance) for i in insts):
+    if not insts or not all(map(isinstance, insts, repeat(GraphInstance))):
         raise InvalidError("no instances")
-    if any(i.binding is not insts[0].binding for i in insts):
+    if len(set(map(_binding, insts))) != 1:
         raise InvalidError("instances of different bindings")
     return insts
+
+
+_binding = attrgetter("binding")
 
 
 def update_batch(instances, delta, capacity=None) -> list:

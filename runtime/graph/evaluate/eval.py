@@ -16,9 +16,10 @@ kernels (graph/evaluate/solvers.py; a full-body node lane by lane through ik.bod
 solve_packed). Then the
 output's slot is the pose. An instance never updated gives the rest pose.
 
-Instances are lanes: each node is one compiled kernel call (graph/evaluate/kernels.py) over every
+Instances are lanes: each node is one compiled kernel (graph/evaluate/kernels.py) over every
 lane, writing the lanes that weigh it, so a hundred instances cost the calls of one, and one
-instance is simply a batch of one. What each node's call takes (its slots, inputs, clip
+instance is simply a batch of one; a run of plain nodes (graph/evaluate/program.py) is one
+call for all of them. What each node's call takes (its slots, inputs, clip
 samples, masks, on the bones evaluated) is worked out once per binding and subset plan, as
 its step. Under a subset plan the bones are the plan's only; each bone's arithmetic being
 the same, the planned bones come out bit for bit as a full evaluation writes them, and an
@@ -28,14 +29,17 @@ from __future__ import annotations
 
 import math
 import threading
+from operator import attrgetter
 
 import numpy as np
 
-from . import kernels, solvers
-from ...core import jit
+from . import kernels, program, solvers
+from .program import ADDITIVE, CLIP, COPY, MASK, MIX, ONE_SHOT, SELECT, Program
+from ...core import jit, threads
 from ...core.errors import CapacityError, FormatError, InvalidError
 from ...core.memory import caller_bytes
 from ..update.learned import work as learned_work
+from ..update.driver import SPAN_LANES
 from ..limits import GRAPH_NONE
 from ..source import BodySolver, InertializeMethod, NodeKind
 from ...ik.body.description import scratch_size as body_scratch
@@ -53,20 +57,22 @@ from ...physics.spring import SPRING_MAX_STEPS
 class _Lanes:
     """One evaluation's instances, their scalars (lanes, scalars) and slots."""
 
-    __slots__ = ("insts", "S", "slots", "own", "transfer", "failed")
+    __slots__ = ("insts", "S", "slots", "locals", "own", "transfer", "failed")
 
-    def __init__(self, insts, S, slots, transfer):
+    def __init__(self, insts, S, slots, locals_, transfer, own):
         self.insts = insts
         self.S = S
         self.slots = slots
-        self.own = len(insts) == 1       # S is the instance's own (written in place)
+        self.locals = locals_            # the poses written, (lanes, bones, 10)
+        self.own = own                   # S is the instance's own (written in place)
         self.transfer = transfer         # a mapped clip's working memory (None: no map slots)
         self.failed = []                 # learned nodes whose model failed
 
 
 class Steps:
     """What an evaluation of a binding's graph runs, on some bones: each node's step (a
-    function of the lanes) in node order, then the output."""
+    function of the lanes) in node order, then the output; the plain nodes' ops are in one
+    table (graph/evaluate/program.py), each run of them one step."""
 
     def __init__(self, b, bones: np.ndarray):
         self.rows = bones
@@ -78,7 +84,8 @@ class Steps:
         self.last = b.layout.nodes[-1]
         self.where = np.full(b.skeleton.bone_count, -1, dtype=np.int64)   # bone -> its row
         self.where[bones] = np.arange(bones.size)
-        self.nodes = [_MAKE[node.kind](b, self, k, node) for k, node in enumerate(b.graph.nodes)]
+        self.program = Program(b, bones, self.rests)
+        self.nodes = self.program.runs([_MAKE[node.kind](b, self, k, node) for k, node in enumerate(b.graph.nodes)])
 
 
 def steps(b, plan=None) -> Steps:
@@ -102,22 +109,48 @@ def evaluate(inst, out: Pose, scratch=None, plan=None) -> None:
 
 
 def evaluate_lanes(insts: list, locals_: np.ndarray, scratch=None, plan=None) -> None:
-    """Lane k's pose into locals_[k] (lanes, bones, 10)."""
+    """Lane k's pose into locals_[k] (lanes, bones, 10). Many lanes are cut into spans, one
+    a thread (core.threads), each evaluated on its own (its slots its own, or its share of
+    the scratch): every kernel computes a lane from that lane's scalars and slots alone,
+    with the same operations whatever lanes share its call, so the poses are the same bits
+    on any number of threads."""
     b = insts[0].binding
     st = steps(b, plan)
     m = len(insts)
-    slots, rest = _slots(b, st, scratch, m)
-    transfer = _transfer(b, st, rest) if b.maps else None
+    buf = None
+    if scratch is not None:
+        buf = caller_bytes(scratch, name="scratch")
+        if buf.size < b.scratch_bytes * m:
+            raise CapacityError(f"{buf.size} bytes of scratch for {b.scratch_bytes * m}", size=b.scratch_bytes * m)
     if m == 1:
-        S = insts[0].scalars[None]
+        failed = _lanes(b, st, insts, insts[0].scalars[None], locals_, buf, True)
     else:
-        S = np.stack([inst.scalars for inst in insts], out=_mine(st, "S", m))
-    e = _Lanes(insts, S, slots, transfer)
+        parts = {}
+
+        def span(lo, hi):
+            mine = insts[lo:hi]
+            S = np.stack(list(map(_scalars, mine)), out=_mine(st, "S", hi - lo))
+            parts[lo] = _lanes(b, st, mine, S, locals_[lo:hi],
+                               None if buf is None else buf[lo * b.scratch_bytes:hi * b.scratch_bytes], False)
+        threads.run_spans(span, 0, m, SPAN_LANES)
+        failed = [k for lo in sorted(parts) for k in parts[lo]]
+    if failed:
+        raise FormatError(f"learned nodes {sorted(set(failed))}: their model gave a value past the float range", 0)
+
+
+_scalars = attrgetter("scalars")
+
+
+def _lanes(b, st: Steps, insts: list, S: np.ndarray, locals_: np.ndarray, buf, own: bool) -> list:
+    """Some lanes evaluated, their scalars S (the instance's own when `own`); the learned
+    nodes that failed."""
+    slots, rest = _slots(st, buf, S.shape[0])
+    e = _Lanes(insts, S, slots, locals_, _transfer(b, st, rest) if b.maps else None, own)
     for step in st.nodes:
         step(e)
-    kernels.write_out(S, st.last, e.slots, st.output, st.rows, locals_)
-    if e.failed:
-        raise FormatError(f"learned nodes {sorted(set(e.failed))}: their model gave a value past the float range", 0)
+    if not st.program.writes:
+        kernels.write_out(S, st.last, slots, st.output, st.rows, locals_)
+    return e.failed
 
 
 def _mine(st: Steps, what: str, m: int) -> np.ndarray:
@@ -135,16 +168,13 @@ def _mine(st: Steps, what: str, m: int) -> np.ndarray:
     return got
 
 
-def _slots(b, st: Steps, scratch, m: int) -> np.ndarray:
+def _slots(st: Steps, buf, m: int) -> np.ndarray:
     """The slots, (slots + 1, 10, lanes, bones), the last the rest pose: this thread's own, or
-    the caller's scratch filled with the rest pose (so a lane a node does not weigh still
-    reads finite values); and the scratch's bytes past them (None for this thread's own)."""
-    if scratch is None:
+    the caller's scratch bytes (checked big enough) filled with the rest pose (so a lane a
+    node does not weigh still reads finite values); and the scratch's bytes past them (None
+    for this thread's own)."""
+    if buf is None:
         return _mine(st, "slots", m), None
-    buf = caller_bytes(scratch, name="scratch")
-    need = b.scratch_bytes * m
-    if buf.size < need:
-        raise CapacityError(f"{buf.size} bytes of scratch for {need}", size=need)
     nb = st.rows.size
     used = 40 * st.count * m * nb
     slots = buf[:used].view(np.float32).reshape(st.count, 10, m, nb)
@@ -223,13 +253,13 @@ def _clip(b, st, k, node):
     if r.map is not None:
         return _clip_transfer(b, st, k, node)
     clip = r.clip
-    if r.whole:         # the binding's side-by-side samples, every bone tracked
-        samples, dots, offset, rows, fill = b.all_samples, b.all_dots, r.offset, st.rows, st.rests
-    else:               # its own, the bones it does not track filled
-        where = np.full(b.skeleton.bone_count, -1, dtype=np.intp)
-        where[r.tracked] = np.arange(r.tracked.size)
-        samples, dots, offset = r.samples_soa, r.dots, 0
-        rows, fill = where[st.rows], np.ascontiguousarray(r.fill_soa[:, st.rows])
+    if r.whole:         # the binding's side-by-side samples, every bone tracked: an op
+        return st.program.add(CLIP, r.base, node.slot, r.offset, int(clip.sample_count - 1),
+                              reals=(float(clip.sample_rate), float(clip.duration)))
+    where = np.full(b.skeleton.bone_count, -1, dtype=np.intp)     # its own, the bones it does not track filled
+    where[r.tracked] = np.arange(r.tracked.size)
+    samples, dots, offset = r.samples_soa, r.dots, 0
+    rows, fill = where[st.rows], np.ascontiguousarray(r.fill_soa[:, st.rows])
     dense = bool(np.array_equal(rows, np.arange(samples.shape[2])))
     args = (r.base, samples, dots, offset, float(clip.sample_rate), float(clip.duration),
             int(clip.sample_count - 1), rows, dense, jit.array(fill, np.float32))
@@ -247,10 +277,8 @@ def _machine(b, st, k, node):
 
 
 def _mix(b, st, k, node, inputs, at, direct):
-    bases = np.array([b.layout.nodes[i] for i in inputs], dtype=np.intp)
-    ids = np.array([b.graph.nodes[i].slot for i in inputs], dtype=np.intp)
-    base = b.layout.nodes[k]
-    return lambda e: kernels.mix(e.S, base, at, bases, ids, direct, e.slots, node.slot)
+    lo, hi = st.program.inputs([b.layout.nodes[i] for i in inputs], [b.graph.nodes[i].slot for i in inputs])
+    return st.program.add(MIX, b.layout.nodes[k], node.slot, at, lo, hi, int(direct))
 
 
 def _input_slots(b, node):
@@ -259,37 +287,31 @@ def _input_slots(b, node):
 
 def _mask(b, st, k, node):
     _, most, base_most, _, m, rest = b.runs[k]
-    over, under = np.ascontiguousarray(m[st.rows]), np.ascontiguousarray(rest[st.rows])
+    over, under = st.program.bone_weights(m[st.rows]), st.program.bone_weights(rest[st.rows])
     x, y = _input_slots(b, node)
-    base = b.layout.nodes[k]
-    return lambda e: kernels.mask(e.S, base, x, y, over, under, most, base_most, e.slots, node.slot)
+    return st.program.add(MASK, b.layout.nodes[k], node.slot, x, y, over, under, reals=(most, base_most))
 
 
 def _one_shot(b, st, k, node):
     _, most, _, _, m, _ = b.runs[k]
-    over = np.ascontiguousarray(m[st.rows])
     x, y = _input_slots(b, node)
-    base = b.layout.nodes[k]
-    return lambda e: kernels.one_shot(e.S, base, x, y, over, most, e.slots, node.slot)
+    return st.program.add(ONE_SHOT, b.layout.nodes[k], node.slot, x, y, st.program.bone_weights(m[st.rows]),
+                          reals=(most,))
 
 
 def _additive(b, st, k, node):
     x, y = _input_slots(b, node)
-    base, layer = b.layout.nodes[k], b.layout.nodes[node.inputs[1]]
-    return lambda e: kernels.additive(e.S, base, layer, x, y, e.slots, node.slot)
+    return st.program.add(ADDITIVE, b.layout.nodes[k], node.slot, b.layout.nodes[node.inputs[1]], x, y)
 
 
 def _select(b, st, k, node):
-    ids = np.array(_input_slots(b, node), dtype=np.intp)
-    base = b.layout.nodes[k]
-    return lambda e: kernels.select(e.S, base, ids, e.slots, node.slot)
+    lo, hi = st.program.inputs([b.layout.nodes[i] for i in node.inputs], _input_slots(b, node))
+    return st.program.add(SELECT, b.layout.nodes[k], node.slot, lo, hi)
 
 
 def _pass_through(b, st, k, node):
     """A time scale or seek: its input's pose, as it is (their work is the update's)."""
-    src = b.graph.nodes[node.inputs[0]].slot
-    base = b.layout.nodes[k]
-    return lambda e: kernels.copy_input(e.S, base, e.slots, src, node.slot)
+    return st.program.add(COPY, b.layout.nodes[k], node.slot, b.graph.nodes[node.inputs[0]].slot)
 
 
 def _pose_parameter(b, st, k, node):
@@ -414,7 +436,7 @@ def _solver(b, st, k, node):
     base = b.layout.nodes[k]
     written, end = solver_bones(b.skeleton, node)
     if not np.isin(written, st.rows).any():
-        return lambda e: kernels.copy_input(e.S, base, e.slots, src, node.slot)
+        return st.program.add(COPY, base, node.slot, src)
     path = path_to(b.skeleton.parents, end)
     parents = b.skeleton.parents
     ints = lambda *v: np.array(v, dtype=np.int64)      # noqa: E731
@@ -452,7 +474,7 @@ def _springs(b, st, k, node):
     src = b.graph.nodes[node.inputs[0]].slot
     base = b.layout.nodes[k]
     if not np.isin(written_bones(s), st.rows).any():
-        return lambda e: kernels.copy_input(e.S, base, e.slots, src, node.slot)
+        return st.program.add(COPY, base, node.slot, src)
     ats = np.array([_at(b, d.position_parameter), _at(b, d.rotation_parameter),
                     _at(b, d.force_parameter)], dtype=np.int64)
     rows = np.asarray(st.rows, dtype=np.int64)
@@ -481,7 +503,7 @@ def _body(b, st, k, node):
     src = b.graph.nodes[node.inputs[0]].slot
     base = b.layout.nodes[k]
     if not np.isin(p.part, st.rows).any():
-        return lambda e: kernels.copy_input(e.S, base, e.slots, src, node.slot)
+        return st.program.add(COPY, base, node.slot, src)
     goal_at = [(i, _at(b, e[1])) for i, e in enumerate(d.effectors) if e[1] != GRAPH_NONE]
     rot_at = [(i, _at(b, e[2])) for i, e in enumerate(d.effectors) if e[2] != GRAPH_NONE]
     sk, rows = b.skeleton, st.rows
@@ -533,5 +555,5 @@ def compile_evaluation_aside(graph) -> None:
     lacks, in another process (runtime.core.jit.compile_aside): a program's first run on a
     machine then compiles the graph's update and its evaluation at once, on two cores."""
     kinds = {node.kind for node in graph.nodes}
-    jit.compile_aside([kernels.write_out] + [k for kind, k in _KERNELS.items() if kind in kinds])
+    jit.compile_aside([kernels.write_out, program.run] + [k for kind, k in _KERNELS.items() if kind in kinds])
 

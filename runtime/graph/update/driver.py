@@ -51,10 +51,11 @@ from __future__ import annotations
 
 import threading
 from collections import namedtuple
+from operator import attrgetter
 
 import numpy as np
 
-from ...core import args
+from ...core import args, threads
 from ...core.jit import kernel
 from ...core.errors import FormatError
 from ..source import NodeKind
@@ -70,10 +71,14 @@ GraphEvent.__doc__ = """maniGraphEvent: a clip node's event an update listed: th
 slot, the event's name and time in the clip, and the node's share of the output."""
 
 
+SPAN_LANES = 16         # instances a thread at least, in a batch: a thread's start costs ~20 us
+
+
 def update(inst, delta, capacity=None):
     """(events, event count, root move) of one step; see the module's description."""
     delta, capacity = _checked(delta, capacity)
-    results, failed = _run([inst], inst.scalars[None], delta, capacity)
+    results, failed = [], []
+    _run([inst], inst.scalars[None], delta, capacity, results, failed)
     if failed:
         _fail(failed, results[0])
     return results[0]
@@ -81,15 +86,29 @@ def update(inst, delta, capacity=None):
 
 def update_many(insts: list, delta, capacity=None) -> list:
     """update() of instances of one binding, as lanes: each result bit for bit what update()
-    gives it."""
+    gives it, on any number of threads (core.threads: each span of instances is updated on
+    its own, and every kernel computes each lane from that lane's scalars alone)."""
     delta, capacity = _checked(delta, capacity)
-    S = np.stack([inst.scalars for inst in insts], out=_scratch(tables(insts[0].binding), len(insts))[0])
-    results, failed = _run(insts, S, delta, capacity)
-    for inst, row in zip(insts, S):
-        inst.scalars[:] = row
+    t = tables(insts[0].binding)
+    parts = {}
+
+    def span(lo, hi):
+        results, failed = parts[lo] = [], []
+        mine = insts[lo:hi]
+        rows = list(map(_scalars, mine))
+        S = np.stack(rows, out=_scratch(t, hi - lo)[0])
+        _run(mine, S, delta, capacity, results, failed)
+        for row, new in zip(rows, S):
+            row[:] = new
+    threads.run_spans(span, 0, len(insts), SPAN_LANES)
+    results = [r for lo in sorted(parts) for r in parts[lo][0]]
+    failed = [k for lo in sorted(parts) for k in parts[lo][1]]
     if failed:
         _fail(failed, results)
     return results
+
+
+_scalars = attrgetter("scalars")
 
 
 def _fail(failed: list, written) -> None:
@@ -105,53 +124,49 @@ def _checked(delta, capacity) -> tuple:
 
 def _scratch(t: "Tables", m: int) -> tuple:
     """This thread's working arrays for m lanes of a binding's update: S for a batch, P, the
-    events found and their counts."""
+    events found and their counts, the motion matching and learned nodes' moves and root
+    motion weights."""
     mine = t.local.__dict__.setdefault("scratch", {})
     got = mine.get(m)
     if got is None:
         if len(mine) > 8:
             mine.clear()
+        x = len(t.matching)
         got = mine[m] = (np.empty((m, t.size)), np.empty((5, m, t.count)),
-                         np.empty((m, t.event_room, 2), dtype=np.int64), np.empty(m, dtype=np.int64))
+                         np.empty((m, t.event_room, 2), dtype=np.int64), np.empty(m, dtype=np.int64),
+                         np.empty((m, x, 7)), np.empty((m, x)))
     return got
 
 
-def _run(insts, S, delta, capacity) -> list:
+def _run(insts, S, delta, capacity, out: list, failed: list) -> None:
+    """The lanes' update, their results appended to `out` and failing learned nodes to
+    `failed`. The working arrays are this thread's; the root moves, returned, are new."""
     b = insts[0].binding
     t = tables(b)
     m = S.shape[0]
-    _, P, found, counts = _scratch(t, m)
+    _, P, found, counts, extra_moves, extra_weights = _scratch(t, m)
     _start(P)
     step = delta if delta > 0.0 else 0.0
     for decide in t.deciders:
         decide(S, P, step)
     moves = np.empty((m, 7), dtype=np.float32)
-    extra_moves = np.empty((m, len(t.matching), 7))
-    extra_weights = np.empty((m, len(t.matching)))
     kept = [step_.kept() for step_ in t.matching]
-    failed = []
-    for step_, k in zip(t.matching, kept):
+    for x, (step_, k) in enumerate(zip(t.matching, kept)):
         if isinstance(step_, LearnedStep):
             step_.keep_poses(insts)
             if k.failed.any():
                 failed.append(step_.node)
-    for x, k in enumerate(kept):
         extra_moves[:, x] = k.moves
         extra_weights[:, x] = k.weights
-    play_clips(S, P, delta, t.run_i, t.run_f, t.groups, t.group_start, t.event_times,
-               t.marker_times, t.marker_names, t.moves, found, counts, moves, t.extra_nodes,
-               extra_moves, extra_weights)
+    play_clips(S, P, delta, *t.clips, found, counts, moves, t.extra_nodes, extra_moves, extra_weights)
     for latch in t.latches:
         latch(S, P, found, counts)
-    out = []
-    for lane in range(m):
-        count = int(counts[lane])
+    for lane, count in enumerate(counts.tolist()):
         events = _events(b, S[lane], found[lane, :count]) if count else []
         for step_, k in zip(t.matching, kept):
             if k.events[lane]:
                 events = _matched_events(events, step_.node, k.events[lane], float(S[lane, step_.base]))
         out.append((events if capacity is None else events[:capacity], len(events), moves[lane]))
-    return out, failed
 
 
 def _matched_events(events: list, node: int, mine: list, weight: float) -> list:
@@ -242,3 +257,5 @@ class Tables:
         self.matching = sorted((d for d in self.deciders if isinstance(d, (MatchStep, LearnedStep))),
                                key=lambda d: d.node)
         self.extra_nodes = np.array([d.node for d in self.matching], dtype=np.int64)
+        self.clips = (self.run_i, self.run_f, self.groups, self.group_start, self.event_times, self.marker_times,
+                      self.marker_names, self.moves)       # play_clips' tables, in its order
