@@ -127,6 +127,24 @@ def test_a_kernel_compiled_aside_is_loaded_here_not_compiled(tmp_path, monkeypat
     assert module.total not in jit._ASIDE
 
 
+def test_a_kernel_compiled_aside_waits_for_itself_not_for_the_batch(tmp_path, monkeypatch):
+    first = kernel_module(tmp_path, (
+        "@kernel(signature=(reads(np.float64, 1),))\ndef total(a):\n    return a.sum()\n"))
+    slow = kernel_module(tmp_path, (
+        "import os, time\nif os.environ.get('SLOW_ASIDE'):\n    time.sleep(300)\n\n\n"
+        "@kernel(signature=(reads(np.float64, 1),))\ndef total(a):\n    return a.max()\n"))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    monkeypatch.setenv("SLOW_ASIDE", "1")          # the other process stalls on the second
+    jit.compile_aside([first.total, slow.total])
+    aside = jit._ASIDE[slow.total]
+    try:
+        assert first.total(np.ones(3)) == 3.0       # cached there, loaded here
+        assert aside.process.poll() is None and first.total.signatures
+    finally:
+        del jit._ASIDE[slow.total]
+        aside.stop()
+
+
 def test_only_declared_kernels_compile_aside(tmp_path):
     module = kernel_module(tmp_path, "@kernel\ndef total(a):\n    return a.sum()\n")
     try:

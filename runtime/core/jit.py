@@ -112,7 +112,7 @@ _OPTIONS = dict(nopython=True, nogil=True, error_model="numpy", no_cfunc_wrapper
 class _Kernel(CPUDispatcher):
     """A kernel called from another with a constant (`_list(out, 0, run, a, b, -1)`) is
     compiled for the constant's plain type, not once for each literal value. One being
-    compiled aside (compile_aside) waits for that process, then loads what it cached."""
+    compiled aside (compile_aside) waits for that process to cache it, then loads it."""
 
     def get_call_template(self, args, kws):
         return super().get_call_template(tuple(numba.types.unliteral(a) for a in args), kws)
@@ -120,7 +120,7 @@ class _Kernel(CPUDispatcher):
     def compile(self, sig):
         aside = _ASIDE.pop(self, None)
         if aside is not None:
-            aside.wait()
+            aside.wait(self)
         return super().compile(sig)
 
 
@@ -220,16 +220,49 @@ def array(a, dtype, *, written: bool = False) -> np.ndarray:
 
 # ---- compiling aside ------------------------------------------------------------------------
 
-_ASIDE: dict = {}       # kernel -> the process compiling it into the cache
+_ASIDE: dict = {}       # kernel -> the _Aside process compiling it into the cache
+
+
+def _name(k) -> str:
+    return f"{k.py_func.__module__}:{k.py_func.__qualname__}"
+
+
+class _Aside:
+    """One other process compiling kernels into the cache, in the order given, naming each
+    on its output as it is cached: a kernel needed here waits for that kernel alone, not for
+    the whole batch."""
+
+    def __init__(self, kernels, env):
+        self.args = [sys.executable, "-c", "import sys; from runtime.core import jit; "
+                     "jit._compile_declared(sys.argv[1:])", *map(_name, kernels)]
+        self.process = subprocess.Popen(self.args, env=env, stdin=subprocess.DEVNULL,
+                                        stdout=subprocess.PIPE, text=True)
+        self.done: set = set()
+
+    def wait(self, k) -> None:
+        """Until k is cached, or the process has ended (having failed, k then compiles here)."""
+        name = _name(k)
+        while name not in self.done:
+            line = self.process.stdout.readline()
+            if not line:
+                self.process.wait()
+                return
+            self.done.add(line.strip())
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait()
+        self.process.stdout.close()
 
 
 def compile_aside(kernels) -> None:
     """Starts compiling those of `kernels` (each of one declared signature) that neither this
-    process nor the cache holds yet in one other process, while this one goes on to compile
-    what it needs first: a first run on a machine compiles on two cores at once. A kernel of
-    them called here before that process ends waits for it and loads what it cached (or
-    compiles it after all, should the process have failed). What it has not finished when
-    this process exits is stopped, nothing half-written (numba replaces a cache file whole)."""
+    process nor the cache holds yet in one other process, in their order, while this one goes
+    on to compile what it needs first: a first run on a machine compiles on two cores at once.
+    A kernel of them called here waits until that process has cached it (not the rest) and
+    loads it (or compiles it after all, should the process have failed). What it has not
+    finished when this process exits is stopped, nothing half-written (numba replaces a cache
+    file whole)."""
     wanted = [k for k in dict.fromkeys(kernels) if not k.signatures and k not in _ASIDE
               and not os.path.exists(k._cache._cache_file._index_path)]
     if not wanted:
@@ -239,29 +272,25 @@ def compile_aside(kernels) -> None:
             raise ValueError(f"{k.py_func.__qualname__} has no declared signature to compile")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(PACKAGE.parent)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
-    process = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from runtime.core import jit; "
-         "jit._compile_declared(sys.argv[1:])",
-         *(f"{k.py_func.__module__}:{k.py_func.__qualname__}" for k in wanted)],
-        env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    aside = _Aside(wanted, env)
     for k in wanted:
-        _ASIDE[k] = process
+        _ASIDE[k] = aside
 
 
 @atexit.register
 def _stop_aside() -> None:
-    for process in set(_ASIDE.values()):
-        process.terminate()
-        process.wait()
+    for aside in set(_ASIDE.values()):
+        aside.stop()
 
 
 def _compile_declared(names) -> None:
     """compile_aside's other process: each kernel (MODULE:NAME) compiled for its declared
-    signature into the cache."""
+    signature into the cache, named on the output once cached."""
     for name in names:
         module, qualname = name.split(":")
         k = getattr(importlib.import_module(module), qualname)
         k.compile(k.declared)
+        print(name, flush=True)
 
 
 # ---- the word before compiling, and the count ---------------------------------------------
