@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import motion as gm
-from ...core.jit import kernel
+from ...core.jit import kernel, reads, scalar, writes
 from ..limits import GRAPH_EVENT_THRESHOLD
 from .nodes import ROOT_WEIGHT, SCALED_WEIGHT, SEEK_TIME, TIME_SCALE, WEIGHT
 
@@ -23,7 +23,13 @@ DURATION, SPEED, RATE = range(3)        # the run table's numbers (run_f)
 UNMOVED, MOVED, SEEKED = 0, 1, 2
 
 
-@kernel
+_I64, _F64 = reads(np.int64, 1), reads(np.float64, 1)
+
+
+@kernel(signature=(writes(np.float64, 2), writes(np.float64, 3), scalar(np.float64), reads(np.int64, 2),
+                   reads(np.float64, 2), _I64, _I64, _F64, _F64, _I64, reads(np.float64, 2),
+                   writes(np.int64, 3), writes(np.int64, 1), writes(np.float32, 2), _I64,
+                   reads(np.float64, 3), reads(np.float64, 2)))
 def play_clips(S, P, delta, run_i, run_f, groups, group_start, event_times, marker_times,
                marker_names, moves, found, counts, roots, extra_nodes, extra_moves, extra_weights):
     """Every clip node of every lane: its weight and scale kept; the playheads moved (sync

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...core.jit import kernel
+from ...core.jit import kernel, reads, scalar, writes
 from ..evaluate.kernels import curve
 from ..limits import GRAPH_NONE
 from .clips import EV
@@ -25,7 +25,15 @@ LENGTH, TIME, FINISHED, STATES, TRANSITIONS, ELAPSED, COOLDOWNS, SHARES, LIMIT, 
 T_SOURCE, T_TARGET, T_PRIORITY, T_MODE, T_RESTART, T_FADE, T_COND, T_COND_END, T_TRIG, T_TRIG_END = range(10)
 
 
-@kernel
+_I64, _F64 = reads(np.int64, 1), reads(np.float64, 1)
+_MACHINE = (writes(np.float64, 2), writes(np.float64, 3), scalar(np.float64), scalar(np.int64),
+            scalar(np.int64), _I64, scalar(np.float64), _I64, reads(np.int64, 2),
+            reads(np.float64, 2), reads(np.int64, 2), _F64, _I64, _I64, _I64, _I64,
+            reads(np.bool_, 1), reads(np.int64, 2), _F64, reads(np.int64, 2), _I64, _F64)
+"""_machine's one signature (make_machine's arrays), so a first run can compile it aside."""
+
+
+@kernel(signature=_MACHINE)
 def _machine(S, P, step, k, base, offs, inert_duration, states, trans_i, trans_f, cond_i, cond_v,
              triggers, order, order_start, any_, finals, finish_i, finish_f, resets, reset_start,
              initial):
