@@ -533,11 +533,10 @@ _KERNELS = {NodeKind.clip: kernels.sample_clip, NodeKind.blend: kernels.mix,
             NodeKind.springs: solvers.springs_node}
 
 
-def compile_evaluation_aside(graph) -> None:
-    """Starts compiling the kernels an evaluation of `graph` calls, those the kernel cache
-    lacks, in another process (runtime.core.jit.compile_aside): a program's first run on a
-    machine then compiles the graph's update and its evaluation at once, on two cores."""
-    jit.compile_aside([kernels.write_out] + [k for k in map(_kernel_of, graph.nodes) if k is not None])
+def evaluation_kernels(graph) -> list:
+    """The kernels an evaluation of `graph` calls, each of one declared signature, in node
+    order, each once, the output's last (for graph.compile_graph_aside)."""
+    return [*dict.fromkeys(k for k in map(_kernel_of, graph.nodes) if k is not None), kernels.write_out]
 
 
 def _kernel_of(node):

@@ -12,6 +12,7 @@ import numpy as np
 from ...core.jit import kernel, reads, scalar, writes
 from ..evaluate.kernels import curve
 from ..limits import GRAPH_NONE
+from ..source import NodeKind
 from .clips import EV
 
 if TYPE_CHECKING:                       # the driver imports this module
@@ -257,6 +258,12 @@ def latch_step(t: "Tables", b, m, index: dict, names: dict):
     length, states = m.at["length"], m.at["states"]
     return lambda S, P, found, counts: _latch(S, P, m.node, length, states, latches, in_state, run_events,
                                               t.event_names, found, counts)
+
+
+def machine_kernels(graph) -> list:
+    """The update's kernels of one declared signature `graph` calls (for
+    graph.compile_graph_aside): the state machine's, if it has one."""
+    return [_machine] if any(node.kind == NodeKind.state_machine for node in graph.nodes) else []
 
 
 # ---- the step maker -----------------------------------------------------------------------------
