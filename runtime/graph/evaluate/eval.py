@@ -535,7 +535,7 @@ _KERNELS = {NodeKind.clip: kernels.sample_clip, NodeKind.blend: kernels.mix,
 
 def evaluation_kernels(graph) -> list:
     """The kernels an evaluation of `graph` calls, each of one declared signature, in node
-    order, each once, the output's last (for graph.compile_graph_aside)."""
+    order, each once, the output's last (for instance.compile_graph_aside)."""
     return [*dict.fromkeys(k for k in map(_kernel_of, graph.nodes) if k is not None), kernels.write_out]
 
 

@@ -262,7 +262,7 @@ def latch_step(t: "Tables", b, m, index: dict, names: dict):
 
 def machine_kernels(graph) -> list:
     """The update's kernels of one declared signature `graph` calls (for
-    graph.compile_graph_aside): the state machine's, if it has one."""
+    instance.compile_graph_aside): the state machine's, if it has one."""
     return [_machine] if any(node.kind == NodeKind.state_machine for node in graph.nodes) else []
 
 
