@@ -25,7 +25,7 @@ from .deform import (CenterSource, Influences, InfluenceSource, MorphAttribute, 
                      skin_dual_quaternion, skin_linear)
 from .graph import (Graph, GraphAssets, GraphBinding, GraphInstance, GraphNamedAssets, GraphNodeView,
                     GraphSource, GraphSubset, GraphValue, bind, build_graph, build_graph_json,
-                    compile_evaluation_aside,
+                    compile_graph_aside,
                     evaluate_batch, evaluate_subset, update_batch, write_graph_json)
 from .graph import source as graph_source
 from .mapping import (MirrorAxis, MirrorClipSource, MirrorMap, MirrorMapSource, MirrorRule,
@@ -70,7 +70,7 @@ __all__ = [
     "ManiError", "Result", "VersionError",
     "Graph", "evaluate_batch", "update_batch", "GraphAssets", "GraphBinding", "bind", "build_graph",
     "GraphInstance", "GraphNodeView", "GraphValue", "GraphNamedAssets", "build_graph_json",
-    "write_graph_json", "GraphSource", "GraphSubset", "evaluate_subset", "compile_evaluation_aside",
+    "write_graph_json", "GraphSource", "GraphSubset", "evaluate_subset", "compile_graph_aside",
     "CenterSource", "Influences", "InfluenceSource", "build_centers", "build_influences",
     "MAX_BONES", "MAX_NAME_BYTES", "NO_BONE", "NO_TRACK",
     "MorphAttribute", "MorphChannelSource", "MorphJob", "MorphSemantic", "MorphSource",

@@ -377,3 +377,24 @@ def test_a_lane_weighing_nothing_gives_the_rest_pose(lanes):
     batch.locals[...] = 7.0
     evaluate_batch(insts, batch)
     assert np.array_equal(batch.locals, np.broadcast_to(humanoid().rests, batch.locals.shape))
+
+
+def test_a_graph_sends_aside_the_declared_kernels_its_nodes_run():
+    """compile_graph_aside's list: the machine's update kernel first when there is one, each
+    evaluation kernel once in node order, an inertialize node's by its method, the output's
+    last; every one of one declared signature (else compile_aside refuses it)."""
+    from runtime.graph.evaluate.eval import evaluation_kernels
+    from runtime.graph.update import machine
+    sk, clips, source, graph = locomotion()
+    assert machine.machine_kernels(graph) == [machine._machine]
+    ks = evaluation_kernels(graph)
+    assert ks[-1] is K.write_out and len(set(ks)) == len(ks) and K.sample_clip in ks
+    assert all(k.declared is not None for k in ks + machine.machine_kernels(graph))
+    sk = humanoid()
+    for method, kernel_ in ((InertializeMethod.inertialization, K.inertialization),
+                            (InertializeMethod.dead_blending, K.dead_blending)):
+        nodes = [ClipNode(0), ClipNode(1), SelectNode(0, [0, 1]), InertializeNode(2, trigger=1, method=method)]
+        g, _, _ = instance_of(GraphSource(sk, nodes, 3, params(("i", T.int_), ("go", T.trigger)),
+                                          clip_slots("a", "b")))
+        assert machine.machine_kernels(g) == []
+        assert evaluation_kernels(g) == [K.sample_clip, K.select, kernel_, K.write_out]

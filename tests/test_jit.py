@@ -8,6 +8,7 @@ import uuid
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from runtime.core import jit
 
@@ -112,19 +113,60 @@ def test_a_constant_argument_compiles_the_plain_type_once(tmp_path):
     assert len(module.pick.signatures) == 1         # not one per literal 0, -1
 
 
-def test_a_kernel_compiled_aside_is_loaded_here_not_compiled(tmp_path, monkeypatch):
+def _begun(aside, k) -> None:
+    """Until the other process has taken k from its queue."""
+    with aside.changed:
+        aside.changed.wait_for(lambda: k not in aside.queue or aside.ended)
+    assert not aside.ended
+
+
+@pytest.fixture
+def own_aside(monkeypatch):
+    """A new other process for the test, started with its PYTHONPATH, stopped after it."""
+    monkeypatch.setattr(jit, "_aside", [])
+    yield
+    for aside in jit._aside:
+        aside.stop()
+
+
+def test_a_kernel_compiled_aside_is_loaded_here_not_compiled(tmp_path, monkeypatch, own_aside):
     module = kernel_module(tmp_path, (
         "@kernel(signature=(reads(np.float64, 1),))\ndef total(a):\n    return a.sum()\n"))
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))
     jit.compile_aside([module.total, module.total])
-    assert jit._ASIDE[module.total].args[3:] == [f"{module.__name__}:total"]
+    aside = jit._ASIDE[module.total]
+    _begun(aside, module.total)
     said = []
     jit.on_first_compile(lambda: said.append("compiling"))
     assert module.total(np.ones(3)) == 3.0          # waits for the other process, then loads
     jit.on_first_compile(None)
     assert said == [] and module.total not in jit._ASIDE
-    jit.compile_aside([module.total])               # held here already: nothing started
-    assert module.total not in jit._ASIDE
+    jit.compile_aside([module.total])               # held here already: nothing queued
+    assert module.total not in jit._ASIDE and module.total not in aside.queue
+
+
+def test_a_kernel_compiled_aside_waits_for_itself_not_for_the_queue(tmp_path, monkeypatch, own_aside):
+    """While the other process stalls on one kernel, one queued behind it is compiled here
+    (not waited for), and one it has cached is loaded though the process is still busy."""
+    first = kernel_module(tmp_path, (
+        "@kernel(signature=(reads(np.float64, 1),))\ndef total(a):\n    return a.sum()\n"))
+    slow = kernel_module(tmp_path, (
+        "import os, time\nif os.environ.get('SLOW_ASIDE'):\n    time.sleep(300)\n\n\n"
+        "@kernel(signature=(reads(np.float64, 1),))\ndef total(a):\n    return a.max()\n"))
+    behind = kernel_module(tmp_path, (
+        "@kernel(signature=(reads(np.float64, 1),))\ndef total(a):\n    return a.min()\n"))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    monkeypatch.setenv("SLOW_ASIDE", "1")          # the other process stalls on the second
+    jit.compile_aside([first.total, slow.total, behind.total])
+    aside = jit._ASIDE[first.total]
+    _begun(aside, slow.total)                       # first is cached, slow begun
+    said = []
+    jit.on_first_compile(lambda: said.append("compiling"))
+    assert first.total(np.ones(3)) == 3.0 and said == []     # loaded from the cache
+    assert behind.total(np.arange(3.0)) == 0.0 and said == ["compiling"]   # compiled here
+    jit.on_first_compile(None)
+    assert aside.current is slow.total and aside.queue == []
+    del jit._ASIDE[slow.total]
 
 
 def test_only_declared_kernels_compile_aside(tmp_path):

@@ -31,6 +31,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from functools import lru_cache
 from pathlib import Path
 
@@ -112,7 +113,7 @@ _OPTIONS = dict(nopython=True, nogil=True, error_model="numpy", no_cfunc_wrapper
 class _Kernel(CPUDispatcher):
     """A kernel called from another with a constant (`_list(out, 0, run, a, b, -1)`) is
     compiled for the constant's plain type, not once for each literal value. One being
-    compiled aside (compile_aside) waits for that process, then loads what it cached."""
+    compiled aside (compile_aside) waits while that process compiles it, then loads it."""
 
     def get_call_template(self, args, kws):
         return super().get_call_template(tuple(numba.types.unliteral(a) for a in args), kws)
@@ -120,7 +121,7 @@ class _Kernel(CPUDispatcher):
     def compile(self, sig):
         aside = _ASIDE.pop(self, None)
         if aside is not None:
-            aside.wait()
+            aside.wait(self)
         return super().compile(sig)
 
 
@@ -220,16 +221,76 @@ def array(a, dtype, *, written: bool = False) -> np.ndarray:
 
 # ---- compiling aside ------------------------------------------------------------------------
 
-_ASIDE: dict = {}       # kernel -> the process compiling it into the cache
+_ASIDE: dict = {}       # kernel -> the _Aside that will compile it, or is compiling it
+
+
+def _name(k) -> str:
+    return f"{k.py_func.__module__}:{k.py_func.__qualname__}"
+
+
+class _Aside:
+    """The other process, compiling kernels into the cache one at a time from a queue that a
+    thread here feeds it in order. A kernel needed here that it is compiling is waited for
+    (that one alone); one it has not begun is taken off the queue and compiled here, so
+    both cores stay busy whatever order the program needs its kernels in."""
+
+    def __init__(self, env):
+        self.args = [sys.executable, "-c", "from runtime.core import jit; jit._compile_declared()"]
+        self.process = subprocess.Popen(self.args, env=env, stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True)
+        self.queue: list = []
+        self.current = None             # the kernel the process is compiling
+        self.ended = False              # the process gone (failed, or stopped)
+        self.changed = threading.Condition()
+        threading.Thread(target=self._feed, daemon=True).start()
+
+    def add(self, kernels) -> None:
+        with self.changed:
+            self.queue += kernels
+            self.changed.notify_all()
+
+    def _feed(self) -> None:
+        """Sends the first kernel queued, reads its name back once cached, and so on."""
+        while True:
+            with self.changed:
+                self.changed.wait_for(lambda: self.queue)
+                self.current = self.queue.pop(0)
+            try:
+                self.process.stdin.write(_name(self.current) + "\n")
+                self.process.stdin.flush()
+                cached = self.process.stdout.readline() != ""
+            except (OSError, ValueError):
+                cached = False
+            with self.changed:
+                self.current, self.ended = None, not cached
+                self.changed.notify_all()
+            if not cached:
+                return
+
+    def wait(self, k) -> None:
+        """Until k is cached; at once when it is still queued (taken off to compile here) or
+        the process has ended (k then compiles here after all)."""
+        with self.changed:
+            if k in self.queue:
+                self.queue.remove(k)
+            self.changed.wait_for(lambda: self.current is not k or self.ended)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait()
+
+
+_aside: list = []       # the one _Aside of this process, once started
 
 
 def compile_aside(kernels) -> None:
-    """Starts compiling those of `kernels` (each of one declared signature) that neither this
-    process nor the cache holds yet in one other process, while this one goes on to compile
-    what it needs first: a first run on a machine compiles on two cores at once. A kernel of
-    them called here before that process ends waits for it and loads what it cached (or
-    compiles it after all, should the process have failed). What it has not finished when
-    this process exits is stopped, nothing half-written (numba replaces a cache file whole)."""
+    """Queues those of `kernels` (each of one declared signature) that neither this process
+    nor the cache holds yet for one other process to compile into the cache, in their order
+    after those queued before, while this one goes on to compile what it needs first: a
+    first run on a machine compiles on two cores at once. A kernel of them called here waits
+    while that process compiles it, then loads it; one it has not begun (or all, should it
+    have failed) is compiled here. What it has not finished when this process exits is
+    stopped, nothing half-written (numba replaces a cache file whole)."""
     wanted = [k for k in dict.fromkeys(kernels) if not k.signatures and k not in _ASIDE
               and not os.path.exists(k._cache._cache_file._index_path)]
     if not wanted:
@@ -237,31 +298,29 @@ def compile_aside(kernels) -> None:
     for k in wanted:
         if k.declared is None:
             raise ValueError(f"{k.py_func.__qualname__} has no declared signature to compile")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [str(PACKAGE.parent)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
-    process = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from runtime.core import jit; "
-         "jit._compile_declared(sys.argv[1:])",
-         *(f"{k.py_func.__module__}:{k.py_func.__qualname__}" for k in wanted)],
-        env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    if not _aside:
+        _aside.append(_Aside(dict(os.environ, PYTHONPATH=os.pathsep.join(
+            [str(PACKAGE.parent)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))))
     for k in wanted:
-        _ASIDE[k] = process
+        _ASIDE[k] = _aside[0]
+    _aside[0].add(wanted)
 
 
 @atexit.register
 def _stop_aside() -> None:
-    for process in set(_ASIDE.values()):
-        process.terminate()
-        process.wait()
+    for aside in _aside:
+        aside.stop()
 
 
-def _compile_declared(names) -> None:
-    """compile_aside's other process: each kernel (MODULE:NAME) compiled for its declared
-    signature into the cache."""
-    for name in names:
+def _compile_declared() -> None:
+    """compile_aside's other process: each kernel named on its input (MODULE:NAME) compiled
+    for its declared signature into the cache, its name written back once cached."""
+    for line in sys.stdin:
+        name = line.strip()
         module, qualname = name.split(":")
         k = getattr(importlib.import_module(module), qualname)
         k.compile(k.declared)
+        print(name, flush=True)
 
 
 # ---- the word before compiling, and the count ---------------------------------------------

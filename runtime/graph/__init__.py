@@ -5,9 +5,8 @@ from . import source
 from .batch import evaluate_batch, update_batch
 from .binding import GraphAssets, GraphBinding, bind
 from .build.build import build_graph
-from .evaluate.eval import compile_evaluation_aside
 from .file import Graph
-from .instance import GraphInstance, GraphNodeView, GraphValue
+from .instance import GraphInstance, GraphNodeView, GraphValue, compile_graph_aside
 from .json.read import GraphNamedAssets, build_graph_json
 from .json.write import write_graph_json
 from .source import GraphSource
@@ -16,4 +15,4 @@ from .subset import GraphSubset, evaluate_subset
 __all__ = ["source", "evaluate_batch", "update_batch", "GraphAssets", "GraphBinding", "bind",
            "build_graph", "Graph", "GraphInstance", "GraphNodeView", "GraphValue",
            "GraphNamedAssets", "build_graph_json", "write_graph_json", "GraphSource",
-           "GraphSubset", "evaluate_subset", "compile_evaluation_aside"]
+           "GraphSubset", "evaluate_subset", "compile_graph_aside"]

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core import args
+from ..core import args, jit
 from ..core.errors import InvalidError
 from .binding import INSTANCE_HEADER, GraphBinding
 from .build.check import parameter_value, whole
@@ -34,10 +34,12 @@ from .format import f32
 from .limits import GRAPH_NONE
 from .source import ParameterType, NodeKind
 from .evaluate.eval import evaluate as _evaluate
+from .evaluate.eval import evaluation_kernels
 from .state import restore as _restore
 from .state import save as _save
 from .subset import evaluate_subset as _evaluate_subset
 from .update.driver import update as _update
+from .update.machine import machine_kernels
 from ..core.memory import caller_block
 from ..pose.pose import Pose
 
@@ -292,3 +294,11 @@ class GraphInstance:
     def restore(self, data) -> None:
         """maniGraphInstance_Restore."""
         _restore(self, data)
+
+
+def compile_graph_aside(graph) -> None:
+    """Starts compiling the kernels of one declared signature an update and an evaluation of
+    `graph` call, those the kernel cache lacks, in another process (jit.compile_aside), in
+    the order an update and an evaluation first need them: a program's first run on a
+    machine compiles the update's other kernels here meanwhile, on two cores."""
+    jit.compile_aside(machine_kernels(graph) + evaluation_kernels(graph))

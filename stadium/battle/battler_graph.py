@@ -152,7 +152,7 @@ def build(rts: RuntimeSpecies, blend: str = "inertialize", text_bytes: bytes | N
     named = rt.GraphNamedAssets(rts.skeleton, clips={role: rts.clip(role) for role in ROLES})
     data = rt.build_graph_json(rt.Builder(), text_bytes or graph_text(blend), named)
     graph = rt.Graph(data)
-    rt.compile_evaluation_aside(graph)     # a first run: compiled there while updates compile here
+    rt.compile_graph_aside(graph)     # a first run: compiled there while updates compile here
     binding = rt.bind(graph, rt.GraphAssets(rts.skeleton, [rts.clip(r) for r in ROLES]))
     places = [graph.node_place(k) for k in range(graph.node_count)]
     machine = next(k for k in range(graph.node_count)

@@ -149,7 +149,7 @@ def compile_aside() -> None:
     """Starts compiling the kernels the secondary motion and the trainers run each frame in
     another process, those the kernel cache lacks: on a machine's first battle they are
     needed after the graph's update and evaluation, which compile here and aside meanwhile."""
-    jit.compile_aside(rt.SpringState.kernels + rt.AimSolve.kernels + rt.TwoBoneSolve.kernels
+    jit.compile_aside(rt.SpringState.kernels + rt.TwoBoneSolve.kernels + rt.AimSolve.kernels
                       + rt.BlendLayer.kernels)
 
 

@@ -334,14 +334,19 @@ def _inertialize(b, st, k, node):
     at = base + 2
     first = b.layout.inertial_poses[k]
     src = b.graph.nodes[node.inputs[0]].slot
-    dead = d.method == InertializeMethod.dead_blending
+    if d.method == InertializeMethod.dead_blending:
+        def run(S, inst, e, lane):
+            kernels.dead_blending(S, at, d.half_life_scale, d.half_life_min, d.half_life_max,
+                                  inst.poses, first, st.rows, e.slots, src, lane, node.slot)
+    else:
+        def run(S, inst, e, lane):
+            kernels.inertialization(S, at, inst.poses, first, st.rows, e.slots, src, lane, node.slot)
 
     def step(e):
         S = e.S
         for lane, inst in enumerate(e.insts):
             if S[lane, base] > 0.0:
-                kernels.inertialize(S[lane], at, dead, d.half_life_scale, d.half_life_min, d.half_life_max,
-                              inst.poses, first, st.rows, e.slots, src, lane, node.slot)
+                run(S[lane], inst, e, lane)
                 if not e.own:           # what it keeps, into the instance's own scalars
                     inst.scalars[at:at + 10] = S[lane, at:at + 10]
     return step
@@ -544,16 +549,24 @@ _KERNELS = {NodeKind.clip: kernels.sample_clip, NodeKind.blend: kernels.mix,
             NodeKind.additive: kernels.additive, NodeKind.select: kernels.select,
             NodeKind.time_scale: kernels.copy_input, NodeKind.seek: kernels.copy_input,
             NodeKind.state_machine: kernels.mix, NodeKind.one_shot: kernels.one_shot,
-            NodeKind.inertialize: kernels.inertialize, NodeKind.mirror: solvers.mirror_node,
+            NodeKind.mirror: solvers.mirror_node,
             NodeKind.two_bone_ik: solvers.two_bone_node, NodeKind.aim_ik: solvers.aim_node,
             NodeKind.ccd_ik: solvers.chain_node, NodeKind.fabrik_ik: solvers.chain_node,
             NodeKind.springs: solvers.springs_node}
 
 
-def compile_evaluation_aside(graph) -> None:
-    """Starts compiling the kernels an evaluation of `graph` calls, those the kernel cache
-    lacks, in another process (runtime.core.jit.compile_aside): a program's first run on a
-    machine then compiles the graph's update and its evaluation at once, on two cores."""
-    kinds = {node.kind for node in graph.nodes}
-    jit.compile_aside([kernels.write_out, program.run] + [k for kind, k in _KERNELS.items() if kind in kinds])
+def evaluation_kernels(graph) -> list:
+    """The kernels an evaluation of `graph` calls, each of one declared signature: the plain
+    nodes' program first, then the nodes' own in node order, each once, the output's last
+    (for instance.compile_graph_aside)."""
+    return [program.run, *dict.fromkeys(k for k in map(_kernel_of, graph.nodes) if k is not None),
+            kernels.write_out]
+
+
+def _kernel_of(node):
+    """The kernel of one declared signature that evaluates the node (None: there is none)."""
+    if node.kind == NodeKind.inertialize:
+        dead = node.data.method == InertializeMethod.dead_blending
+        return kernels.dead_blending if dead else kernels.inertialization
+    return _KERNELS.get(node.kind)
 

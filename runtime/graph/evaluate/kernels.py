@@ -190,10 +190,10 @@ def mix(S, base, at, bases, inputs, direct, slots, out):
     whose own weight is above 0, blended in input order by their shares (a direct blend's
     rest pose, the last slot, taking what they leave below 1). A lane on one input at share
     1 copies it and a lane on none gives the rest pose."""
-    rest = slots.shape[0] - 1
+    rest, nb = slots.shape[0] - 1, slots.shape[3]
     use = np.empty(inputs.size + 1, np.intp)
-    w = np.empty((inputs.size + 1, slots.shape[3]), np.float32)
-    signed = np.empty(slots.shape[3], np.float32)
+    w = np.empty((inputs.size + 1, nb), np.float32)
+    signed = np.empty(nb, np.float32)
     for lane in range(S.shape[0]):
         if not S[lane, base] > 0.0:
             continue
@@ -204,7 +204,8 @@ def mix(S, base, at, bases, inputs, direct, slots, out):
             v = S[lane, at + j]
             if v > 0.0 and S[lane, bases[j]] > 0.0:
                 use[n] = inputs[j]
-                w[n] = np.float32(v)
+                for b in range(nb):
+                    w[n, b] = np.float32(v)
                 total += v
                 share = v
                 n += 1
@@ -215,7 +216,8 @@ def mix(S, base, at, bases, inputs, direct, slots, out):
         else:
             if direct and 1.0 - total > 0.0:
                 use[n] = rest
-                w[n] = np.float32(1.0 - total)
+                for b in range(nb):
+                    w[n, b] = np.float32(1.0 - total)
                 n += 1
             _blend(slots, use, w, n, lane, out, signed)
 
@@ -368,74 +370,121 @@ def decayed(t, half_life):
     return half_life / math.log(2.0) * (1.0 - 2.0 ** (-t / half_life))
 
 
-@kernel(signature=(writes(np.float64, 1), _I, _B, _F, _F, _F, writes(np.float32, 3), _I, _IDS,
-                   _SLOTS, _I, _I, _I))
-def inertialize(S, at, dead, half_scale, half_min, half_max, A, first, rows, slots, src, lane, out):
-    """One lane of an inertialize node (its state S[at:at + 10] of the lane's row S, its poses
-    A[first:first + 4] (bones, 10) of the lane's instance, on the bones `rows`): a pending
-    switch captures the offset from the node's last output to its input (dead blending: that
-    output) and the velocity over the step before it; while active, the offset decays onto
-    the input by the quintic (dead blending: the captured pose moves on at its decaying
-    velocity and fades into the input); then the output is kept, and the one before it once
-    an update has passed, for the next switch to blend from."""
+_LANE_STATE, _POSES = writes(np.float64, 1), writes(np.float32, 3)
+
+
+@kernel(signature=(_LANE_STATE, _I, _POSES, _I, _IDS, _SLOTS, _I, _I, _I))
+def inertialization(S, at, A, first, rows, slots, src, lane, out):
+    """One lane of an inertialize node by inertialization (its state S[at:at + 10] of the
+    lane's row S, its poses A[first:first + 4] (bones, 10) of the lane's instance, on the
+    bones `rows`): a pending switch captures the offset from the node's last output to its
+    input and the velocity over the step before it; while active, the offset decays onto the
+    input by the quintic; then the output is kept (_keep). One kernel a method, its loops
+    explicit: each compiles in a fraction of the time the two did as one."""
     nb = rows.size
-    target = np.empty((10, nb), np.float32)
-    for k in range(10):
-        for b in range(nb):
-            target[k, b] = slots[src, k, lane, b]
+    target = _read_slot(slots, src, lane, nb)
     last = _read_pose(A, first, rows)
     cap = _read_pose(A, first + 2, rows)
     vel = _read_pose(A, first + 3, rows)
-    if S[at + 1]:                                   # pending: capture what it blends from
-        if S[at + 5]:
-            gap = S[at + 7]
-            if S[at + 6] and gap >= SHORTEST_VELOCITY_STEP:
-                _difference(last, _read_pose(A, first + 1, rows), vel)
-                vel *= np.float32(1.0 / gap)
-                if not np.isfinite(vel).all():      # past binary32: no velocity to carry on
-                    vel[...] = _0
-            else:
-                vel[...] = _0
-            if dead:
-                for k in range(10):
-                    for b in range(nb):
-                        cap[k, b] = last[k, b]
-            else:
-                _difference(last, target, cap)
-            _write_pose(cap, A, first + 2, rows)
-            _write_pose(vel, A, first + 3, rows)
-            S[at + 8] = 1.0
-            S[at] = 1.0
-        S[at + 1] = 0.0
+    if _switching(S, at):
+        _velocity(S, at, A, first, rows, last, vel)
+        _difference(last, target, cap)
+        _write_pose(cap, A, first + 2, rows)
+        _write_pose(vel, A, first + 3, rows)
+    value = target
+    if S[at] and S[at + 8]:
+        c0, c1 = quintic(S[at + 2], S[at + 3])
+        f0, f1 = np.float32(c0), np.float32(c1)
+        offset = np.empty((10, nb), np.float32)
+        for k in range(10):
+            for b in range(nb):
+                offset[k, b] = cap[k, b] * f0 + vel[k, b] * f1
+        value = np.empty((10, nb), np.float32)
+        _apply(target, offset, value)
+    _keep(S, at, A, first, rows, slots, lane, out, value)
+
+
+@kernel(signature=(_LANE_STATE, _I, _F, _F, _F, _POSES, _I, _IDS, _SLOTS, _I, _I, _I))
+def dead_blending(S, at, half_scale, half_min, half_max, A, first, rows, slots, src, lane, out):
+    """One lane of an inertialize node by dead blending (its state and poses as
+    inertialization's): a pending switch captures the node's last output and the velocity
+    over the step before it; while active, the captured pose moves on at its decaying
+    velocity and fades into the input; then the output is kept (_keep)."""
+    nb = rows.size
+    target = _read_slot(slots, src, lane, nb)
+    last = _read_pose(A, first, rows)
+    cap = _read_pose(A, first + 2, rows)
+    vel = _read_pose(A, first + 3, rows)
+    if _switching(S, at):
+        _velocity(S, at, A, first, rows, last, vel)
+        _write_pose(last, A, first + 2, rows)
+        _write_pose(vel, A, first + 3, rows)
+        cap = last
     value = target
     if S[at] and S[at + 8]:
         time, duration = S[at + 2], S[at + 3]
+        half = min(max(half_scale * duration, half_min), half_max)
+        d = np.float32(decayed(time, half))
+        moved = np.empty((10, nb), np.float32)
+        for k in range(10):
+            for b in range(nb):
+                moved[k, b] = vel[k, b] * d
         value = np.empty((10, nb), np.float32)
-        if not dead:
-            c0, c1 = quintic(time, duration)
-            _apply(target, cap * np.float32(c0) + vel * np.float32(c1), value)
-        else:
-            half = min(max(half_scale * duration, half_min), half_max)
-            _apply(cap, vel * np.float32(decayed(time, half)), value)
-            alpha = curve(SMOOTH, time / duration if duration > 0 else 1.0)
-            # the moved pose into the output's slot, then blended there with the input
-            for k in range(10):
-                for b in range(nb):
-                    slots[out, k, lane, b] = value[k, b]
-            w = np.empty((2, nb), np.float32)
-            w[0] = np.float32(1.0 - alpha)
-            w[1] = np.float32(alpha)
-            _blend(slots, np.array((out, src), np.intp), w, 2, lane, out, np.empty(nb, np.float32))
-            for k in range(10):
-                for b in range(nb):
-                    value[k, b] = slots[out, k, lane, b]
-    for k in range(10):
+        _apply(cap, moved, value)
+        alpha = curve(SMOOTH, time / duration if duration > 0 else 1.0)
+        # the moved pose into the output's slot, then blended there with the input
+        _write_slot(value, slots, lane, out)
+        use = np.empty(2, np.intp)
+        use[0], use[1] = out, src
+        w = np.empty((2, nb), np.float32)
         for b in range(nb):
-            slots[out, k, lane, b] = value[k, b]
-    # keep this output (and the one before) for a switch to blend from
+            w[0, b] = np.float32(1.0 - alpha)
+            w[1, b] = np.float32(alpha)
+        _blend(slots, use, w, 2, lane, out, np.empty(nb, np.float32))
+        value = _read_slot(slots, out, lane, nb)
+    _keep(S, at, A, first, rows, slots, lane, out, value)
+
+
+@kernel(inner=True)
+def _switching(S, at):
+    """Whether a pending switch captures what it blends from now (an output is kept): the
+    switch then active and captured; pending no longer either way."""
+    capture = S[at + 1] != 0.0 and S[at + 5] != 0.0
+    if capture:
+        S[at + 8] = 1.0
+        S[at] = 1.0
+    S[at + 1] = 0.0
+    return capture
+
+
+@kernel(inner=True)
+def _velocity(S, at, A, first, rows, last, vel):
+    """A switch's velocity into vel: the last output's difference from the one before over
+    the step between them; zero without one, over too short a step, or past binary32."""
+    gap = S[at + 7]
+    if S[at + 6] and gap >= SHORTEST_VELOCITY_STEP:
+        _difference(last, _read_pose(A, first + 1, rows), vel)
+        scale = np.float32(1.0 / gap)
+        finite = True
+        for k in range(10):
+            for b in range(vel.shape[1]):
+                vel[k, b] *= scale
+                finite &= np.isfinite(vel[k, b])
+        if finite:
+            return
+    for k in range(10):
+        for b in range(vel.shape[1]):
+            vel[k, b] = _0
+
+
+@kernel(inner=True)
+def _keep(S, at, A, first, rows, slots, lane, out, value):
+    """The output into its slot and kept, the one before it too once an update has passed,
+    for the next switch to blend from."""
+    _write_slot(value, slots, lane, out)
     if S[at + 4] != S[0]:
         if S[at + 5]:
-            for b in range(nb):
+            for b in range(rows.size):
                 for k in range(10):
                     A[first + 1, rows[b], k] = A[first, rows[b], k]
         S[at + 6] = S[at + 5]
@@ -443,6 +492,23 @@ def inertialize(S, at, dead, half_scale, half_min, half_max, A, first, rows, slo
         S[at + 5] = 1.0
         S[at + 4] = S[0]
     _write_pose(value, A, first, rows)
+
+
+@kernel(inner=True)
+def _read_slot(slots, src, lane, nb):
+    """A lane's pose in a slot, (10, bones), as a new array."""
+    out = np.empty((10, nb), np.float32)
+    for k in range(10):
+        for b in range(nb):
+            out[k, b] = slots[src, k, lane, b]
+    return out
+
+
+@kernel(inner=True)
+def _write_slot(value, slots, lane, out):
+    for k in range(10):
+        for b in range(value.shape[1]):
+            slots[out, k, lane, b] = value[k, b]
 
 
 @kernel(inner=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import motion as gm
-from ...core.jit import kernel
+from ...core.jit import kernel, reads, scalar, writes
 from ..limits import GRAPH_EVENT_THRESHOLD
 from .nodes import ROOT_WEIGHT, SCALED_WEIGHT, SEEK_TIME, TIME_SCALE, WEIGHT
 
@@ -23,80 +23,97 @@ DURATION, SPEED, RATE = range(3)        # the run table's numbers (run_f)
 UNMOVED, MOVED, SEEKED = 0, 1, 2
 
 
-@kernel
-def play_clips(S, P, delta, run_i, run_f, groups, group_start, event_times, marker_times,
-               marker_names, moves, found, counts, roots, extra_nodes, extra_moves, extra_weights):
-    """Every clip node of every lane: its weight and scale kept; the playheads moved (sync
-    groups' leaders first, their followers placed at the leader's phase); then, in node
-    order, the events passed (into found[lane], (run, event) rows, counted in counts) and
-    each node's root motion, blended into roots[lane], with the moves of the other nodes
-    that play clips (motion matching nodes extra_nodes, in node order: extra_moves[lane, x]
-    at root motion weight extra_weights[lane, x]) in their places; the update counted."""
-    R = run_i.shape[0]
-    X = extra_nodes.size
-    before = np.empty(R)
-    state = np.empty(R, np.int64)
-    old = np.empty(R)
-    new = np.empty(R)
-    wraps = np.empty(R)
-    pending = np.empty((R + X + 1, 7))
-    weights = np.empty(R + X + 1)
-    for lane in range(S.shape[0]):
-        _weigh_clips(S, P, run_i, lane, before, state)
-        for g in range(group_start.size - 1):
-            _play_group(S, P, delta, run_i, run_f, groups, group_start[g], group_start[g + 1], marker_times,
-                        marker_names, lane, before, state, old, new, wraps)
-        count = 0
-        n = 0
-        total = 0.0
-        x = 0
-        for r in range(R + 1):
-            k = run_i[r, NODE] if r < R else 1 << 62
-            while x < X and extra_nodes[x] < k:
-                if extra_weights[lane, x] > 0.0:
+_I64, _F64 = reads(np.int64, 1), reads(np.float64, 1)
+
+
+def _player(synced: bool):
+    """play_clips, with the sync groups' code (synced) or without it: a graph of no sync
+    groups (the battle's) compiles a fifth less; numba drops the branch on the constant."""
+
+    @kernel(signature=(writes(np.float64, 2), writes(np.float64, 3), scalar(np.float64), reads(np.int64, 2),
+                       reads(np.float64, 2), _I64, _I64, _F64, _F64, _I64, reads(np.float64, 2),
+                       writes(np.int64, 3), writes(np.int64, 1), writes(np.float32, 2), _I64,
+                       reads(np.float64, 3), reads(np.float64, 2)))
+    def play_clips(S, P, delta, run_i, run_f, groups, group_start, event_times, marker_times,
+                   marker_names, moves, found, counts, roots, extra_nodes, extra_moves, extra_weights):
+        """Every clip node of every lane: its weight and scale kept; the playheads moved (sync
+        groups' leaders first, their followers placed at the leader's phase); then, in node
+        order, the events passed (into found[lane], (run, event) rows, counted in counts) and
+        each node's root motion, blended into roots[lane], with the moves of the other nodes
+        that play clips (motion matching nodes extra_nodes, in node order: extra_moves[lane, x]
+        at root motion weight extra_weights[lane, x]) in their places; the update counted."""
+        R = run_i.shape[0]
+        X = extra_nodes.size
+        before = np.empty(R)
+        state = np.empty(R, np.int64)
+        old = np.empty(R)
+        new = np.empty(R)
+        wraps = np.empty(R)
+        pending = np.empty((R + X + 1, 7))
+        weights = np.empty(R + X + 1)
+        for lane in range(S.shape[0]):
+            _weigh_clips(S, P, run_i, lane, before, state)
+            if synced:
+                for g in range(group_start.size - 1):
+                    _play_group(S, P, delta, run_i, run_f, groups, group_start[g], group_start[g + 1], marker_times,
+                                marker_names, lane, before, state, old, new, wraps)
+            count = 0
+            n = 0
+            total = 0.0
+            x = 0
+            for r in range(R + 1):
+                k = run_i[r, NODE] if r < R else 1 << 62
+                while x < X and extra_nodes[x] < k:
+                    if extra_weights[lane, x] > 0.0:
+                        for c in range(7):
+                            pending[n, c] = extra_moves[lane, x, c]
+                        weights[n] = extra_weights[lane, x]
+                        total += weights[n]
+                        n += 1
+                    x += 1
+                if r == R:
+                    break
+                w = P[WEIGHT, lane, k]
+                if w <= 0.0:
+                    continue
+                if state[r] == UNMOVED:
+                    _move(S, P, delta, run_i, run_f, lane, r, state, old, new, wraps)
+                if state[r] == SEEKED:
+                    continue
+                if w > GRAPH_EVENT_THRESHOLD or run_i[r, ALL_EVENTS]:
+                    count = gm.events_passed(event_times, run_i[r, EV], run_i[r, EV_END], run_f[r, DURATION],
+                                             old[r], new[r], wraps[r], found[lane], count, r)
+                rw = P[ROOT_WEIGHT, lane, k]
+                if rw > 0.0:
+                    move = gm.clip_move(moves, run_i[r, MV], run_f[r, RATE], run_f[r, DURATION],
+                                        run_i[r, LAST], old[r], new[r], wraps[r])
                     for c in range(7):
-                        pending[n, c] = extra_moves[lane, x, c]
-                    weights[n] = extra_weights[lane, x]
-                    total += weights[n]
+                        pending[n, c] = move[c]
+                    a = run_i[r, MIRROR]
+                    if a >= 0:
+                        for c in range(3):
+                            if c == a:
+                                pending[n, c] = -pending[n, c]
+                            else:
+                                pending[n, 3 + c] = -pending[n, 3 + c]
+                    weights[n] = rw
                     n += 1
-                x += 1
-            if r == R:
-                break
-            w = P[WEIGHT, lane, k]
-            if w <= 0.0:
-                continue
-            if state[r] == UNMOVED:
-                _move(S, P, delta, run_i, run_f, lane, r, state, old, new, wraps)
-            if state[r] == SEEKED:
-                continue
-            if w > GRAPH_EVENT_THRESHOLD or run_i[r, ALL_EVENTS]:
-                count = gm.events_passed(event_times, run_i[r, EV], run_i[r, EV_END], run_f[r, DURATION],
-                                         old[r], new[r], wraps[r], found[lane], count, r)
-            rw = P[ROOT_WEIGHT, lane, k]
-            if rw > 0.0:
-                move = gm.clip_move(moves, run_i[r, MV], run_f[r, RATE], run_f[r, DURATION],
-                                    run_i[r, LAST], old[r], new[r], wraps[r])
+                    total += rw
+            if total < 1.0:
                 for c in range(7):
-                    pending[n, c] = move[c]
-                a = run_i[r, MIRROR]
-                if a >= 0:
-                    for c in range(3):
-                        if c == a:
-                            pending[n, c] = -pending[n, c]
-                        else:
-                            pending[n, 3 + c] = -pending[n, 3 + c]
-                weights[n] = rw
+                    pending[n, c] = gm.IDENTITY[c]
+                weights[n] = 1.0 - total
                 n += 1
-                total += rw
-        if total < 1.0:
-            for c in range(7):
-                pending[n, c] = gm.IDENTITY[c]
-            weights[n] = 1.0 - total
-            n += 1
-        gm.blend(pending, weights, n, roots[lane])
-        counts[lane] = count
-        S[lane, 0] += 1.0
-        S[lane, 1] = delta
+            gm.blend(pending, weights, n, roots[lane])
+            counts[lane] = count
+            S[lane, 0] += 1.0
+            S[lane, 1] = delta
+
+    return play_clips
+
+
+play_clips, play_synced_clips = _player(False), _player(True)
+"""The clip pass of a graph without sync groups, and with them (Tables.play picks)."""
 
 
 @kernel(inner=True)

@@ -63,7 +63,7 @@ from . import machine, nodes
 from .learned import LearnedStep, make_learned
 from .matching import MatchStep, make_matching
 from .clips import (ALL_EVENTS, BASE, EV, EV_END, LAST, LEADER, MIRROR, MK, MK_END, MV, NODE, REPEAT, RUN_COLUMNS,
-                    play_clips)
+                    play_clips, play_synced_clips)
 from .nodes import SEEK_TIME, TIME_SCALE, WEIGHT
 
 GraphEvent = namedtuple("GraphEvent", "node clip name time weight")
@@ -158,7 +158,7 @@ def _run(insts, S, delta, capacity, out: list, failed: list) -> None:
                 failed.append(step_.node)
         extra_moves[:, x] = k.moves
         extra_weights[:, x] = k.weights
-    play_clips(S, P, delta, *t.clips, found, counts, moves, t.extra_nodes, extra_moves, extra_weights)
+    t.play(S, P, delta, *t.clips, found, counts, moves, t.extra_nodes, extra_moves, extra_weights)
     for latch in t.latches:
         latch(S, P, found, counts)
     for lane, count in enumerate(counts.tolist()):
@@ -214,7 +214,7 @@ class Tables:
     (a function of S, P and the step), from the output down; the clip nodes' numbers as
     flat arrays (run_i by update/clips.py's columns, run_f duration, speed and sample rate; their
     events' times, markers' times and names, moves, each run's at its offsets); the sync
-    groups' runs; each machine's latch step."""
+    groups' runs and the clip pass they call for (play); each machine's latch step."""
 
     def __init__(self, b):
         self.count = len(b.graph.nodes)
@@ -253,6 +253,7 @@ class Tables:
         groups = [[index[r.node] for r in group] for group in b.sync_groups.values()]
         self.groups = np.array([x for g in groups for x in g], dtype=np.int64)
         self.group_start = np.cumsum([0] + [len(g) for g in groups]).astype(np.int64)
+        self.play = play_synced_clips if groups else play_clips
         self.latches = [machine.latch_step(self, b, m, index, names) for m in b.machines if m.latch_events]
         self.matching = sorted((d for d in self.deciders if isinstance(d, (MatchStep, LearnedStep))),
                                key=lambda d: d.node)

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...core.jit import kernel
+from ...core.jit import kernel, reads, scalar, writes
 from ..evaluate.kernels import curve
 from ..limits import GRAPH_NONE
+from ..source import NodeKind
 from .clips import EV
 
 if TYPE_CHECKING:                       # the driver imports this module
@@ -25,7 +26,15 @@ LENGTH, TIME, FINISHED, STATES, TRANSITIONS, ELAPSED, COOLDOWNS, SHARES, LIMIT, 
 T_SOURCE, T_TARGET, T_PRIORITY, T_MODE, T_RESTART, T_FADE, T_COND, T_COND_END, T_TRIG, T_TRIG_END = range(10)
 
 
-@kernel
+_I64, _F64 = reads(np.int64, 1), reads(np.float64, 1)
+_MACHINE = (writes(np.float64, 2), writes(np.float64, 3), scalar(np.float64), scalar(np.int64),
+            scalar(np.int64), _I64, scalar(np.float64), _I64, reads(np.int64, 2),
+            reads(np.float64, 2), reads(np.int64, 2), _F64, _I64, _I64, _I64, _I64,
+            reads(np.bool_, 1), reads(np.int64, 2), _F64, reads(np.int64, 2), _I64, _F64)
+"""_machine's one signature (make_machine's arrays), so a first run can compile it aside."""
+
+
+@kernel(signature=_MACHINE)
 def _machine(S, P, step, k, base, offs, inert_duration, states, trans_i, trans_f, cond_i, cond_v,
              triggers, order, order_start, any_, finals, finish_i, finish_f, resets, reset_start,
              initial):
@@ -249,6 +258,12 @@ def latch_step(t: "Tables", b, m, index: dict, names: dict):
     length, states = m.at["length"], m.at["states"]
     return lambda S, P, found, counts: _latch(S, P, m.node, length, states, latches, in_state, run_events,
                                               t.event_names, found, counts)
+
+
+def machine_kernels(graph) -> list:
+    """The update's kernels of one declared signature `graph` calls (for
+    instance.compile_graph_aside): the state machine's, if it has one."""
+    return [_machine] if any(node.kind == NodeKind.state_machine for node in graph.nodes) else []
 
 
 # ---- the step maker -----------------------------------------------------------------------------
