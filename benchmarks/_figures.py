@@ -5,6 +5,8 @@ import sys
 import time
 from pathlib import Path
 
+import numba
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
@@ -23,3 +25,13 @@ def median_us(fn, *, number: int = 100, repeat: int = 15) -> float:
 def emit(figure: str, value: float, unit: str, better: str, target=None) -> None:
     print(json.dumps({"figure": figure, "value": round(value, 3), "unit": unit,
                       "better": better, "target": target}))
+
+
+def on_threads(count: int, fn):
+    """fn() with numba's thread count set to `count` (the runtime's spans follow it)."""
+    before = numba.get_num_threads()
+    numba.set_num_threads(count)
+    try:
+        return fn()
+    finally:
+        numba.set_num_threads(before)

@@ -8,10 +8,9 @@ hundred instances' root moves, poses and state come out the same bits on one thr
 two."""
 import math
 
-import numba
 import numpy as np
 
-from _figures import emit, median_us
+from _figures import emit, median_us, on_threads
 
 import runtime as rt
 from runtime.graph.file import Graph
@@ -68,15 +67,6 @@ def main():
     emit("graph_locomotion_100_per_instance_one_thread_us", alone, "us", "lower")
     emit("graph_threads_bit_identical", float(on_threads(1, lambda: hundred(binding, skeleton)) ==
                                               on_threads(2, lambda: hundred(binding, skeleton))), "bool", "higher", 1)
-
-
-def on_threads(count: int, fn):
-    before = numba.get_num_threads()
-    numba.set_num_threads(count)
-    try:
-        return fn()
-    finally:
-        numba.set_num_threads(before)
 
 
 def hundred(binding, skeleton) -> list:

@@ -16,9 +16,8 @@ same bits on one thread and on two.
 import statistics
 import time
 
-import numba
 import numpy as np
-from _figures import emit, median_us
+from _figures import emit, median_us, on_threads
 from clip import animated
 
 import runtime as rt
@@ -208,15 +207,6 @@ def morph_figure(rng):
     emit("morph_64_sparse_20k_us", median_us(lambda: apply_morph_targets(job), number=5),
          "us", "lower", 150)
     return job
-
-
-def on_threads(count: int, fn):
-    before = numba.get_num_threads()
-    numba.set_num_threads(count)
-    try:
-        return fn()
-    finally:
-        numba.set_num_threads(before)
 
 
 def threads_figure(skin_job, morph_job, rng):
