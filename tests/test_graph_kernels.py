@@ -380,9 +380,10 @@ def test_a_lane_weighing_nothing_gives_the_rest_pose(lanes):
 
 
 def test_a_graph_sends_aside_the_declared_kernels_its_nodes_run():
-    """compile_graph_aside's list: the machine's update kernel first when there is one, each
-    evaluation kernel once in node order, an inertialize node's by its method, the output's
+    """compile_graph_aside's list: the machine's update kernel first when there is one, the
+    plain nodes' program, each evaluation kernel once in node order, an inertialize node's by its method, the output's
     last; every one of one declared signature (else compile_aside refuses it)."""
+    from runtime.graph.evaluate import program
     from runtime.graph.evaluate.eval import evaluation_kernels
     from runtime.graph.update import machine
     sk, clips, source, graph = locomotion()
@@ -397,4 +398,4 @@ def test_a_graph_sends_aside_the_declared_kernels_its_nodes_run():
         g, _, _ = instance_of(GraphSource(sk, nodes, 3, params(("i", T.int_), ("go", T.trigger)),
                                           clip_slots("a", "b")))
         assert machine.machine_kernels(g) == []
-        assert evaluation_kernels(g) == [K.sample_clip, K.select, kernel_, K.write_out]
+        assert evaluation_kernels(g) == [program.run, K.sample_clip, K.select, kernel_, K.write_out]
