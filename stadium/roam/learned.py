@@ -22,16 +22,12 @@ from runtime.learned import LearnedModel
 from runtime.learned.train import (LearnedTrainer, LearnedTrainerOptions, LearnedTrainerProjector,
                                    LearnedTrainerSource, default_learned_trainer_def)
 from runtime.learned.train.run import read_aligned, train_through, write_whole
+from runtime.samples.learned_model import OPTIONS     # the shipped trainer model's small networks
 
 from ..errors import BadOption
 from .motion import RoamMotion, missing, roam_motion
 
 SHIPPED = Path(__file__).resolve().parents[2] / "assets" / "learned" / "roam.model"
-OPTIONS = LearnedTrainerOptions(latent_count=8, width=64, compressor_layers=2,
-                                decompressor_layers=1, stepper_layers=2, projector_layers=3,
-                                batch=32, decompressor_window=2, stepper_window=20,
-                                decompressor_iterations=3000, stepper_iterations=1000,
-                                projector_iterations=1000, learning_rate=0.002)
 
 
 def trainer(motion: RoamMotion, workers: int = 2,
